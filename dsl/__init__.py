@@ -1,0 +1,21 @@
+"""tritonize: element-wise GPU operations written as plain-Python scalar functions.
+
+    @tritonize.pointwise
+    def gelu(x):
+        return 0.5 * x * (1.0 + math.erf(x * 0.7071067811865476))
+
+    y = gelu(torch.randn(4, 5, device="cuda"))
+"""
+from tritonize.errors import (ArgumentCountError, BroadcastError, CallError, ControlFlowError, DeviceError,
+                              DSLError, DtypeError, OutArgumentError, RecursiveHelper, ScalarTypeError,
+                              UnknownName, UnsupportedCall, UnsupportedSyntax)
+from tritonize.decorator import PointwiseFunction, __version__, pointwise
+from tritonize.cache import cache_dir
+from tritonize.promotion import Promotion
+
+__all__ = [
+    "pointwise", "PointwiseFunction", "Promotion", "cache_dir", "__version__",
+    "DSLError", "UnsupportedSyntax", "UnknownName", "UnsupportedCall", "RecursiveHelper", "ControlFlowError",
+    "ScalarTypeError", "CallError", "BroadcastError", "OutArgumentError", "DeviceError", "DtypeError",
+    "ArgumentCountError",
+]

@@ -1,0 +1,251 @@
+"""Plan one call: classify arguments, broadcast, validate or allocate outputs (laid out like
+the inputs, as TensorIterator does), coalesce dims, choose the index width.
+
+Everything here is host-side Python on shapes and strides; no tensor is touched except to
+allocate outputs.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+import torch
+
+from tritonize.errors import BroadcastError, CallError, DeviceError, DtypeError, OutArgumentError
+from tritonize.passes.type_rules import PYTHON, SUPPORTED_DTYPES, TENSOR, ZERO_DIM, VType, dtype_name
+
+INT32_LIMIT = 2**31 - 1
+
+
+@dataclass
+class Operand:
+    """A tensor taking part in the kernel, with its strides over the broadcast shape."""
+
+    label: str
+    tensor: torch.Tensor
+    strides: list
+
+
+@dataclass
+class CallPlan:
+    shape: tuple  # the broadcast shape of the call (the outputs' shape)
+    device: torch.device
+    vtypes: dict  # param -> VType
+    kernel_values: dict  # param -> tensor or Python number as the kernel takes it
+    inputs: list  # Operand for every input tensor with dims
+    outputs: list  # Operand, one per output
+    sizes: tuple = ()  # coalesced sizes, outermost first
+    index_dtype: torch.dtype = torch.int32
+
+    @property
+    def numel(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def rank(self) -> int:
+        return len(self.sizes)
+
+
+def classify(label: str, value, annotation=None):
+    """(VType, value for the kernel) of one argument; refuses what no kernel can take."""
+    if isinstance(value, torch.Tensor):
+        if annotation is not None:
+            raise CallError(f"argument '{label}' is annotated `{annotation.__name__}`, so it must be a "
+                            f"Python number, got a tensor of shape {tuple(value.shape)}")
+        if value.dtype not in SUPPORTED_DTYPES:
+            supported = ", ".join(dtype_name(d) for d in SUPPORTED_DTYPES)
+            raise DtypeError(f"argument '{label}' has dtype {dtype_name(value.dtype)}, which tritonize kernels "
+                             f"do not support; supported: {supported}")
+        return VType(value.dtype, ZERO_DIM if value.dim() == 0 else TENSOR), value
+    if isinstance(value, numbers.Number) and not isinstance(value, complex):
+        if hasattr(value, "item"):  # numpy scalars
+            value = value.item()
+        if annotation is not None:
+            value = annotation(value)
+        if isinstance(value, bool):
+            return VType(torch.bool, PYTHON), value
+        if isinstance(value, int):
+            if not -2**63 <= value < 2**63:
+                raise CallError(f"argument '{label}' = {value} does not fit in int64")
+            return VType(torch.int64, PYTHON), value
+        if isinstance(value, float):
+            return VType(torch.float64, PYTHON), value
+    raise CallError(f"argument '{label}' must be a tensor or a Python number (int, float, bool), "
+                    f"got {type(value).__name__}")
+
+
+def common_device(tensors: dict) -> torch.device:
+    """The device the kernel runs on; 0-d CPU tensors may join tensors on a GPU, as in torch."""
+    devices = {}
+    for label, tensor in tensors.items():
+        if tensor.dim() == 0 and tensor.device.type == "cpu":
+            continue
+        devices.setdefault(tensor.device, label)
+    if len(devices) > 1:
+        described = ", ".join(f"'{label}' on {device}" for device, label in devices.items())
+        raise DeviceError(f"expected all tensors on one device, got {described}")
+    device = next(iter(devices), torch.device("cpu"))
+    if device.type not in ("cuda", "cpu"):
+        raise DeviceError(f"tritonize runs on CUDA (compiled) and CPU (Triton's interpreter) tensors, "
+                          f"not on {device}")
+    return device
+
+
+def broadcast_shape(shapes: dict) -> tuple:
+    result: list = []
+    owners: list = []
+    for label, shape in shapes.items():
+        shape = tuple(shape)
+        pad = len(shape) - len(result)
+        if pad > 0:
+            result = [1] * pad + result
+            owners = [None] * pad + owners
+        offset = len(result) - len(shape)
+        for i, size in enumerate(shape):
+            j = offset + i
+            if result[j] == size or size == 1:
+                continue
+            if result[j] == 1:
+                result[j], owners[j] = size, label
+                continue
+            raise BroadcastError(f"shapes do not broadcast: '{owners[j]}' has shape {tuple(shapes[owners[j]])} "
+                                 f"and '{label}' has shape {shape} (size {result[j]} vs {size} at dim {j - len(result)})")
+        for j in range(offset, len(result)):
+            if owners[j] is None and shape[j - offset] != 1:
+                owners[j] = label
+    return tuple(result)
+
+
+def expanded_strides(tensor: torch.Tensor, shape: tuple) -> list:
+    """Strides of `tensor` broadcast to `shape` (0 where it is broadcast), in elements."""
+    pad = len(shape) - tensor.dim()
+    strides = [0] * pad
+    for size, stride, target in zip(tensor.shape, tensor.stride(), shape[pad:]):
+        strides.append(0 if size == 1 and target != 1 else stride)
+    return strides
+
+
+def layout_permutation(shape: tuple, stride_lists: list) -> list:
+    """Dims innermost first, ordered by the inputs' strides (TensorIterator's reorder_dimensions)."""
+    ndim = len(shape)
+    perm = list(range(ndim - 1, -1, -1))
+
+    def should_swap(dim0, dim1):
+        for strides in stride_lists:
+            s0, s1 = strides[dim0], strides[dim1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 < s1:
+                return -1
+            if s0 > s1:
+                return 1
+            if shape[dim0] > shape[dim1]:
+                return 1
+        return 0
+
+    for i in range(1, ndim):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            comparison = should_swap(perm[dim0], perm[dim1])
+            if comparison > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif comparison < 0:
+                break
+    return perm
+
+
+def allocation_strides(shape: tuple, perm: list) -> list:
+    strides = [0] * len(shape)
+    running = 1
+    for dim in perm:
+        strides[dim] = running
+        running *= shape[dim]
+    return strides
+
+
+def coalesce(shape: tuple, perm: list, stride_lists: list) -> tuple[list, list]:
+    """Drop size-1 dims and merge neighbours that are contiguous in every operand.
+
+    Returns sizes outermost first, and each operand's strides in that order.
+    """
+    dims = [d for d in reversed(perm) if shape[d] != 1]
+    sizes: list = []
+    merged = [[] for _ in stride_lists]
+    for d in dims:
+        if sizes and all(m[-1] == s[d] * shape[d] for m, s in zip(merged, stride_lists)):
+            sizes[-1] *= shape[d]
+            for m, s in zip(merged, stride_lists):
+                m[-1] = s[d]
+            continue
+        sizes.append(shape[d])
+        for m, s in zip(merged, stride_lists):
+            m.append(s[d])
+    if not sizes:  # a single element: one dim of size 1
+        return [1], [[0] for _ in stride_lists]
+    return sizes, merged
+
+
+def fits_int32(sizes: list, stride_lists: list, block: int) -> bool:
+    if math.prod(sizes) + block > INT32_LIMIT:
+        return False
+    for strides in stride_lists:
+        if sum((n - 1) * abs(s) for n, s in zip(sizes, strides)) > INT32_LIMIT:
+            return False
+    return True
+
+
+def memory_span(tensor: torch.Tensor) -> tuple[int, int]:
+    """[first byte, last byte + 1) that the tensor's elements occupy."""
+    size = tensor.element_size()
+    low = high = tensor.data_ptr()
+    for n, s in zip(tensor.shape, tensor.stride()):
+        if n == 0:
+            return low, low
+        reach = (n - 1) * s * size
+        if reach < 0:
+            low += reach
+        else:
+            high += reach
+    return low, high + size
+
+
+def check_output(label: str, out, shape: tuple, dtype: torch.dtype, device: torch.device):
+    if not isinstance(out, torch.Tensor):
+        raise OutArgumentError(f"{label} must be a tensor, got {type(out).__name__}")
+    if tuple(out.shape) != shape:
+        raise OutArgumentError(f"{label} has shape {tuple(out.shape)}, but the result has shape {shape}")
+    if out.device != device:
+        raise OutArgumentError(f"{label} is on {out.device}, but the inputs are on {device}")
+    if not torch.can_cast(dtype, out.dtype):
+        raise OutArgumentError(f"{label} has dtype {dtype_name(out.dtype)}, and the result type "
+                               f"{dtype_name(dtype)} can't be cast to it")
+    if out.dtype not in SUPPORTED_DTYPES:
+        raise DtypeError(f"{label} has dtype {dtype_name(out.dtype)}, which tritonize kernels do not support")
+    if any(n > 1 and s == 0 for n, s in zip(out.shape, out.stride())):
+        raise OutArgumentError(f"{label} has a broadcast (stride-0) dim: more than one element would be "
+                               f"written to a single memory location")
+
+
+def check_overlap(outputs: list, inputs: list):
+    """An output may alias an input exactly (in place) but not partly: that would read
+    elements already overwritten."""
+    for i, out in enumerate(outputs):
+        if out.tensor.numel() == 0:
+            continue
+        out_span = memory_span(out.tensor)
+        for other in inputs + outputs[:i]:
+            t = other.tensor
+            if t.numel() == 0 or t.untyped_storage().data_ptr() != out.tensor.untyped_storage().data_ptr():
+                continue
+            same_view = (t.data_ptr() == out.tensor.data_ptr() and other.strides == out.strides
+                         and t.dtype == out.tensor.dtype)
+            if same_view and other in inputs:
+                continue
+            span = memory_span(t)
+            if span[0] < out_span[1] and out_span[0] < span[1]:
+                what = "another output" if other in outputs else f"input '{other.label}'"
+                raise OutArgumentError(f"{out.label} overlaps {what} in memory without being the same view; "
+                                       f"the result would depend on the order of writes (use a separate "
+                                       f"output or clone the input)")

@@ -1,0 +1,208 @@
+"""`@pointwise` and PointwiseFunction: compile once at decoration, specialize per call."""
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+from pathlib import Path
+
+import numpy
+import torch
+
+from tritonize import cache, call
+from tritonize.errors import ArgumentCountError, OutArgumentError, UnsupportedSyntax
+from tritonize.passes import ParamSpec, Specialization, generate_module, infer_output_types, run_frontend
+from tritonize.passes.type_rules import PYTHON, SHORT_NAMES, TENSOR, ZERO_DIM
+from tritonize.promotion import normalize, output_dtype
+
+__version__ = "0.1.0"
+
+# Triton's interpreter patches triton.language globally while a kernel runs
+_INTERPRETER_LOCK = threading.Lock()
+
+CUDA_BLOCK, CUDA_WARPS = 1024, 4
+CPU_MAX_BLOCK = 4096
+
+
+class PointwiseFunction:
+    """A scalar function compiled to element-wise Triton kernels; call it on tensors or numbers."""
+
+    def __init__(self, fn, promotion=None):
+        if not inspect.isfunction(fn):
+            raise TypeError(f"@pointwise decorates a Python function, got {type(fn).__name__}")
+        self.scalar_function = fn
+        _, _, self._ctx = run_frontend(fn)  # refuses what it cannot compile, now
+        self._params = list(self._ctx.params)
+        if "out" in self._params:
+            raise UnsupportedSyntax("the parameter name 'out' is reserved for output tensors",
+                                    self._ctx.location(self._ctx.tree))
+        self.num_outputs = self._ctx.num_outputs
+        self.promotion = normalize(promotion, self.num_outputs, self._params, fn.__qualname__)
+        self._signature = inspect.signature(fn)
+        self._modules: dict[Specialization, tuple] = {}
+        self._computed: dict[tuple, list] = {}
+        self._lock = threading.Lock()
+        functools.update_wrapper(self, fn)
+
+    def __repr__(self) -> str:
+        return f"<pointwise {self.__qualname__}{self._signature} from {self._ctx.filename}:{self._ctx.first_line}>"
+
+    # -- calling ------------------------------------------------------------------------------
+
+    def __call__(self, *args, out=None, **kwargs):
+        plan, spec = self.plan(args, kwargs, out)
+        if plan.numel > 0:
+            module, _ = self.module_for(spec)
+            self._launch(module, plan, spec)
+        outputs = tuple(o.tensor for o in plan.outputs)
+        return outputs[0] if self.num_outputs == 1 else outputs
+
+    def source(self, *args, out=None, **kwargs) -> str:
+        """The generated module (its text) that a call with these arguments runs."""
+        return self.source_path(*args, out=out, **kwargs).read_text()
+
+    def source_path(self, *args, out=None, **kwargs) -> Path:
+        """Where in the cache the generated module for these arguments lives."""
+        _, spec = self.plan(args, kwargs, out)
+        return self.module_for(spec)[1]
+
+    @property
+    def specializations(self) -> dict:
+        """Specializations generated so far in this process, and their files."""
+        return {spec: path for spec, (_, path) in self._modules.items()}
+
+    # -- planning -----------------------------------------------------------------------------
+
+    def bind(self, args, kwargs) -> dict:
+        if not kwargs and len(args) == len(self._params):
+            return dict(zip(self._params, args))
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise ArgumentCountError(f"{self.__name__}(): {exc}") from None
+        bound.apply_defaults()
+        return dict(bound.arguments)
+
+    def plan(self, args, kwargs, out):
+        values = self.bind(args, kwargs)
+        vtypes, kernel_values = {}, {}
+        for param, value in values.items():
+            vtypes[param], kernel_values[param] = call.classify(
+                param, value, self._ctx.scalar_annotations.get(param))
+        tensors = {p: v for p, v in kernel_values.items() if isinstance(v, torch.Tensor)}
+        device = call.common_device(tensors)
+        for param, tensor in tensors.items():
+            if tensor.device != device:  # a 0-d CPU tensor joining GPU tensors
+                tensors[param] = kernel_values[param] = tensor.to(device)
+        shape = call.broadcast_shape({p: t.shape for p, t in tensors.items()})
+        computed = self._computed_types(tuple(ParamSpec(p, vtypes[p]) for p in self._params))
+        result_dtypes = [output_dtype(rule, values, vt) for rule, vt in zip(self.promotion, computed)]
+
+        inputs = [call.Operand(p, t, call.expanded_strides(t, shape)) for p, t in tensors.items()
+                  if vtypes[p].priority == TENSOR]
+        zero_dim = [call.Operand(p, t, [0] * len(shape)) for p, t in tensors.items()
+                    if vtypes[p].priority == ZERO_DIM]
+        given = self._given_outputs(out)
+        if given is not None:
+            outputs = []
+            for k, (tensor, dtype) in enumerate(zip(given, result_dtypes)):
+                label = "out" if self.num_outputs == 1 else f"out[{k}]"
+                call.check_output(label, tensor, shape, dtype, device)
+                outputs.append(call.Operand(label, tensor, list(tensor.stride())))
+            perm = call.layout_permutation(shape, [o.strides for o in outputs] + [i.strides for i in inputs])
+        else:
+            perm = call.layout_permutation(shape, [i.strides for i in inputs])
+            strides = call.allocation_strides(shape, perm)
+            outputs = [call.Operand(f"out{k}", torch.empty_strided(shape, strides, dtype=dtype, device=device),
+                                    strides) for k, dtype in enumerate(result_dtypes)]
+        call.check_overlap(outputs, inputs + zero_dim)
+        operands = inputs + outputs
+        sizes, merged = call.coalesce(shape, perm, [o.strides for o in operands])
+        for operand, strides in zip(operands, merged):
+            operand.strides = strides
+        block = self._block(device, sizes)
+        index_dtype = torch.int32 if call.fits_int32(sizes, merged, block) else torch.int64
+        plan = call.CallPlan(shape, device, vtypes, kernel_values, inputs, outputs, tuple(sizes), index_dtype)
+        spec = Specialization(
+            params=tuple(ParamSpec(p, vtypes[p]) for p in self._params),
+            out_dtypes=tuple(o.tensor.dtype for o in outputs),
+            rank=len(sizes), index_dtype=index_dtype, device_type=device.type,
+            opmath=all(rule.opmath for rule in self.promotion))
+        return plan, spec
+
+    def _computed_types(self, params):
+        found = self._computed.get(params)
+        if found is None:
+            found = self._computed[params] = infer_output_types(self._ctx, params)
+        return found
+
+    def _given_outputs(self, out):
+        if out is None:
+            return None
+        if self.num_outputs == 1:
+            if isinstance(out, (tuple, list)):
+                if len(out) != 1:
+                    raise OutArgumentError(f"{self.__name__} returns one value, but out= has {len(out)} tensors")
+                out = out[0]
+            return [out]
+        if not isinstance(out, (tuple, list)) or len(out) != self.num_outputs:
+            count = len(out) if isinstance(out, (tuple, list)) else 1
+            raise OutArgumentError(f"{self.__name__} returns {self.num_outputs} values, so out= needs a tuple of "
+                                   f"{self.num_outputs} tensors, got {count}")
+        return list(out)
+
+    @staticmethod
+    def _block(device, sizes) -> int:
+        if device.type == "cuda":
+            return CUDA_BLOCK
+        numel = 1
+        for n in sizes:
+            numel *= n
+        return min(CPU_MAX_BLOCK, max(16, 1 << (numel - 1).bit_length()))
+
+    # -- generation and launch ----------------------------------------------------------------
+
+    def module_for(self, spec: Specialization):
+        found = self._modules.get(spec)
+        if found is not None:
+            return found
+        with self._lock:
+            found = self._modules.get(spec)
+            if found is None:
+                source = generate_module(self._ctx, spec, __version__)
+                path = cache.write_module(self._stem(spec), source)
+                found = self._modules[spec] = (cache.import_module(path), path)
+        return found
+
+    def _stem(self, spec: Specialization) -> str:
+        dtypes = [SHORT_NAMES[p.vtype.dtype] for p in spec.params if p.vtype.priority != PYTHON]
+        parts = [self.__name__, f"rank{spec.rank}", "_".join(dict.fromkeys(dtypes)) or "scalars"]
+        if spec.device_type != "cuda":
+            parts.append(spec.device_type)
+        return "_".join(parts)
+
+    def _launch(self, module, plan, spec):
+        tensors = [plan.kernel_values[p.name] for p in spec.params if p.is_tensor]
+        tensors += [o.tensor for o in plan.outputs]
+        scalars = [plan.kernel_values[p.name] for p in spec.params if not p.is_tensor]
+        strides = [tuple(o.strides) for o in plan.inputs + plan.outputs]
+        numel = plan.numel
+        block = self._block(plan.device, plan.sizes)
+        grid = ((numel + block - 1) // block,)
+        if plan.device.type == "cuda":
+            with torch.cuda.device(plan.device):
+                module.launch(*tensors, *scalars, *strides, plan.sizes, numel, grid, block, CUDA_WARPS)
+        else:
+            # masked-off lanes hold zeros in the interpreter; their 0/0 must not warn
+            with _INTERPRETER_LOCK, numpy.errstate(all="ignore"):
+                module.launch(*tensors, *scalars, *strides, plan.sizes, numel, grid, block, 1)
+
+
+def pointwise(fn=None, *, promotion=None):
+    """Compile a plain-Python scalar function into element-wise Triton kernels.
+
+    Use bare (`@pointwise`) or with arguments (`@pointwise(promotion="int_to_float")`).
+    """
+    if fn is None:
+        return lambda f: PointwiseFunction(f, promotion=promotion)
+    return PointwiseFunction(fn, promotion=promotion)

@@ -1,0 +1,94 @@
+"""The error catalogue: every user-facing error is a class here with a fixed message shape.
+
+DSL errors (raised while a @pointwise function is compiled) point at the user's own file,
+line and column and show the source line with a caret. Call errors (raised when a compiled
+function is called with bad arguments) name the argument, shape, dtype or device at fault.
+"""
+from __future__ import annotations
+
+import linecache
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SourceLocation:
+    """An absolute position in the user's file (1-based line, 0-based column)."""
+
+    filename: str
+    lineno: int
+    col: int
+
+    def line_text(self) -> str:
+        return linecache.getline(self.filename, self.lineno).rstrip("\n")
+
+    def __str__(self) -> str:
+        return f"{self.filename}:{self.lineno}:{self.col + 1}"
+
+
+class DSLError(Exception):
+    """A @pointwise function uses something the scalar subset cannot express."""
+
+    kind = "error"
+
+    def __init__(self, message: str, location: SourceLocation | None = None):
+        self.message = message
+        self.location = location
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        if self.location is None:
+            return self.message
+        text = f"{self.location}: {self.message}"
+        line = self.location.line_text()
+        if line:
+            caret = " " * self.location.col + "^"
+            text += f"\n    {line}\n    {caret}"
+        return text
+
+
+class UnsupportedSyntax(DSLError):
+    """A construct outside the scalar subset (loops, lists, attribute access, ...)."""
+
+
+class UnknownName(DSLError):
+    """A name that is neither a parameter, a local, a constant, math, a builtin nor a helper."""
+
+
+class UnsupportedCall(DSLError):
+    """A call to something that is not math.*, abs/min/max/float/int/bool or a scalar helper."""
+
+
+class RecursiveHelper(DSLError):
+    """A helper that calls itself, directly or through other helpers."""
+
+
+class ControlFlowError(DSLError):
+    """Paths that return different numbers of values, miss a return, or leave a name unbound."""
+
+
+class ScalarTypeError(DSLError):
+    """An operation the argument dtypes of this call do not allow (e.g. `~` on a float)."""
+
+
+class CallError(RuntimeError):
+    """A compiled function was called with arguments it cannot run on."""
+
+
+class BroadcastError(CallError):
+    """Argument shapes that do not broadcast together."""
+
+
+class OutArgumentError(CallError):
+    """An `out=` tensor of the wrong count, shape, dtype or device, or one that overlaps an input."""
+
+
+class DeviceError(CallError):
+    """Tensors on different devices, or a device tritonize cannot run on."""
+
+
+class DtypeError(CallError):
+    """A dtype no kernel can be generated for (complex, fp8, ...)."""
+
+
+class ArgumentCountError(CallError, TypeError):
+    """Wrong number of arguments, or an unknown or duplicated keyword."""

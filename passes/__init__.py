@@ -1,0 +1,95 @@
+"""The compiler: AST passes from a scalar Python function to a generated Triton module.
+
+The pipeline reads top to bottom. The front end runs once, when the decorator runs, and
+refuses what it cannot compile; the back end runs once per specialization (argument dtypes,
+rank, index width, device).
+"""
+from __future__ import annotations
+
+import ast
+import copy
+import inspect
+
+from tritonize.passes.ast_tools import NameAllocator
+from tritonize.passes.build_kernel import MODULE_NAMES, BuildKernel
+from tritonize.passes.build_module import BuildModule
+from tritonize.passes.check_subset import CheckSubset
+from tritonize.passes.context import FrontendContext, ParamSpec, Specialization
+from tritonize.passes.desugar_assignments import DesugarAssignments
+from tritonize.passes.fold_constants import FoldConstants
+from tritonize.passes.infer_types import InferTypes
+from tritonize.passes.inline_helpers import InlineHelpers
+from tritonize.passes.lower_chained_comparisons import LowerChainedComparisons
+from tritonize.passes.lower_control_flow import LowerControlFlow
+from tritonize.passes.lower_to_triton import LowerToTriton
+from tritonize.passes.parse_source import parse_function
+from tritonize.passes.render import render
+from tritonize.passes.resolve_names import ResolveNames, local_names
+
+__all__ = ["run_frontend", "generate_module", "infer_output_types", "FrontendContext", "ParamSpec", "Specialization", "FRONTEND"]
+
+FRONTEND = [
+    CheckSubset,               # refuse what is outside the scalar subset, with file:line:col
+    ResolveNames,              # math.*, constants, builtins, helpers
+    InlineHelpers,             # helper calls -> their (already straight-line) bodies
+    DesugarAssignments,        # x += e, a, b = e1, e2 -> single assignments
+    FoldConstants,             # literal arithmetic, Python semantics
+    LowerControlFlow,          # if/elif/else, early returns -> selects, single assignment
+    LowerChainedComparisons,   # a < b < c -> (a < b) and (b < c)
+    FoldConstants,             # again, now that names bound to literals are known
+]
+
+
+def make_context(fn, helper_stack=()) -> tuple[ast.FunctionDef, FrontendContext]:
+    tree, filename = parse_function(fn)
+    closure = {}
+    if fn.__closure__:
+        for var, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+            try:
+                closure[var] = cell.cell_contents
+            except ValueError:  # an empty cell: the name is not bound yet
+                pass
+    signature = inspect.signature(fn)
+    ctx = FrontendContext(fn=fn, filename=filename, function_name=fn.__name__, globals=fn.__globals__,
+                          closure=closure, helper_stack=helper_stack, first_line=tree.lineno)
+    ctx.params = list(signature.parameters)
+    for param in signature.parameters.values():
+        if param.annotation in (float, int, bool):
+            ctx.scalar_annotations[param.name] = param.annotation
+        if param.default is not inspect.Parameter.empty:
+            ctx.defaults[param.name] = param.default
+    return tree, ctx
+
+
+def run_frontend(fn, helper_stack=()):
+    """Straight-line single-assignment body, the return values, and the context."""
+    tree, ctx = make_context(fn, helper_stack)
+    for pass_ in FRONTEND[:2]:
+        tree = pass_(ctx).run(tree)
+    ctx.names = NameAllocator(local_names(tree) | MODULE_NAMES)
+    for pass_ in FRONTEND[2:]:
+        tree = pass_(ctx).run(tree)
+    *body, ret = tree.body
+    values = ret.value.elts if isinstance(ret.value, ast.Tuple) else [ret.value]
+    ctx.tree = tree
+    return body, values, ctx
+
+
+def infer_output_types(ctx: FrontendContext, params: tuple) -> list:
+    """The torch types of the return values for these parameter types (op-by-op promotion)."""
+    tree = copy.deepcopy(ctx.tree)
+    spec = Specialization(params=params, out_dtypes=(), rank=1, index_dtype=None, device_type="cpu")
+    InferTypes(ctx, spec).run(tree)
+    ret = tree.body[-1].value
+    return [v.tz_type for v in (ret.elts if isinstance(ret, ast.Tuple) else [ret])]
+
+
+def generate_module(ctx: FrontendContext, spec: Specialization, version: str) -> str:
+    """Render the generated module for one specialization."""
+    tree = copy.deepcopy(ctx.tree)
+    names = NameAllocator(ctx.names.taken)
+    tree = InferTypes(ctx, spec).run(tree)
+    body = LowerToTriton(ctx, spec, names).run(tree)
+    kernel, kernel_args = BuildKernel(ctx, spec, names).run(body)
+    module = BuildModule(ctx, spec, version).run(kernel, kernel_args, body.helpers)
+    return render(module)

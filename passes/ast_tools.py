@@ -1,0 +1,105 @@
+"""Small AST helpers shared by the passes: templates spliced into AST, fresh names, locations."""
+from __future__ import annotations
+
+import ast
+import copy
+import functools
+
+from tritonize.errors import SourceLocation
+
+COMMENT_MARKER = "__tritonize_comment__"
+
+
+@functools.lru_cache(maxsize=None)
+def _parsed_template(template: str) -> ast.AST:
+    return ast.parse(template, mode="eval").body
+
+
+class _Splice(ast.NodeTransformer):
+    def __init__(self, values: dict[str, ast.AST]):
+        self.values = values
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id in self.values:
+            return copy.deepcopy(self.values[node.id])
+        return node
+
+
+def expr(template: str, **values: ast.AST | str | int | float) -> ast.expr:
+    """Parse `template` once and splice AST nodes in for its placeholder names.
+
+    >>> ast.unparse(expr("tl.load(ptr + off, mask=mask)", ptr=name("x_ptr"), off=name("o")))
+    'tl.load(x_ptr + o, mask=mask)'
+    """
+    nodes = {k: v if isinstance(v, ast.AST) else as_node(v) for k, v in values.items()}
+    tree = copy.deepcopy(_parsed_template(template))
+    return ast.fix_missing_locations(_Splice(nodes).visit(ast.Expression(tree))).body
+
+
+def stmt(template: str, **values) -> ast.stmt:
+    """Like `expr`, for one statement (`x = {value}`, `tl.store(...)`)."""
+    nodes = {k: v if isinstance(v, ast.AST) else as_node(v) for k, v in values.items()}
+    tree = ast.parse(template).body[0]
+    return ast.fix_missing_locations(_Splice(nodes).visit(tree))
+
+
+def as_node(value) -> ast.expr:
+    if isinstance(value, str):
+        return name(value)
+    return constant(value)
+
+
+def name(identifier: str, store: bool = False) -> ast.Name:
+    return ast.Name(id=identifier, ctx=ast.Store() if store else ast.Load())
+
+
+def constant(value) -> ast.expr:
+    """A literal; negative numbers and non-finite floats become expressions Python can parse."""
+    if isinstance(value, float):
+        if value != value:
+            return expr("float('nan')")
+        if value in (float("inf"), float("-inf")):
+            return expr("float('inf')") if value > 0 else expr("-float('inf')")
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and (value < 0 or str(value).startswith("-")):
+        return ast.UnaryOp(op=ast.USub(), operand=ast.Constant(-value))
+    return ast.Constant(value)
+
+
+def assign(target: str, value: ast.expr) -> ast.Assign:
+    return ast.fix_missing_locations(ast.Assign(targets=[name(target, store=True)], value=value))
+
+
+def comment(text: str) -> ast.Expr:
+    """A statement that `render` turns into a `# text` comment line."""
+    return ast.Expr(ast.Call(func=name(COMMENT_MARKER), args=[ast.Constant(text)], keywords=[]))
+
+
+def location_of(node: ast.AST, filename: str) -> SourceLocation | None:
+    if not hasattr(node, "lineno"):
+        return None
+    return SourceLocation(filename, node.lineno, node.col_offset)
+
+
+class NameAllocator:
+    """Hands out identifiers that collide with nothing already taken (`x`, `x_1`, `x_2`...)."""
+
+    def __init__(self, taken=()):
+        self.taken = set(taken)
+
+    def fresh(self, base: str) -> str:
+        base = base or "t"
+        candidate, n = base, 0
+        while candidate in self.taken:
+            n += 1
+            candidate = f"{base}_{n}"
+        self.taken.add(candidate)
+        return candidate
+
+
+def is_math_call(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == "math")
+
+
+def math_name(node: ast.Call) -> str:
+    return node.func.attr

@@ -1,0 +1,140 @@
+"""Wrap the lowered body in a rank-specialized, tuple-free Triton kernel: a pointer and one
+stride argument per dim for every tensor, one size argument per dim, a flat task id decoded
+to a multi-index right to left, masked loads and stores. Leaves the body as it is.
+"""
+from __future__ import annotations
+
+import ast
+from typing import NamedTuple
+
+import torch
+
+from tritonize.passes.ast_tools import NameAllocator, assign, comment, expr, name, stmt
+from tritonize.passes.lower_to_triton import cast_value
+from tritonize.passes.type_rules import compute_dtype, dtype_name, triton_dtype
+
+# names the generated module defines at top level; user variables are renamed around them
+MODULE_NAMES = {"tl", "triton", "libdevice", "InterpretedFunction", "launch", "math"}
+
+_SCALAR_ANNOTATION = {torch.float64: "tl.float64", torch.int64: "tl.int64", torch.bool: "tl.int1"}
+
+
+class KernelArgs(NamedTuple):
+    """The kernel's parameter names in order, grouped the way the launcher passes them."""
+
+    tensors: list  # (param or output name, pointer arg, [stride args]) ; 0-d inputs have no strides
+    scalars: list  # (param name, arg name)
+    sizes: list  # size args for dims 1..rank-1
+    names: list  # every parameter, in signature order
+
+
+class BuildKernel:
+    """
+    >>> # rank 2, x: float32 tensor  ->
+    >>> # def f_kernel(x_ptr, out0_ptr, x_stride0, x_stride1, out0_stride0, out0_stride1, size1, num_tasks, BLOCK: tl.constexpr):
+    >>> #     tid = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK); mask = tid < num_tasks
+    >>> #     i1 = tid % size1; i0 = tid // size1
+    >>> #     x = tl.load(x_ptr + (i0 * x_stride0 + i1 * x_stride1), mask=mask)
+    """
+
+    def __init__(self, ctx, spec, names: NameAllocator):
+        self.ctx, self.spec, self.names = ctx, spec, names
+
+    def run(self, body) -> tuple[ast.FunctionDef, KernelArgs]:
+        spec, fresh = self.spec, self.names.fresh
+        rank = spec.rank
+        tensors, scalars = [], []
+        for param in spec.params:
+            if param.is_tensor:
+                strides = [] if param.vtype.priority == 1 else [fresh(f"{param.name}_stride{d}") for d in range(rank)]
+                tensors.append((param.name, fresh(f"{param.name}_ptr"), strides))
+            else:
+                scalars.append((param.name, fresh(f"{param.name}_arg")))
+        outputs = []
+        for k in range(len(spec.out_dtypes)):
+            out = fresh(f"out{k}")
+            outputs.append((out, fresh(f"{out}_ptr"), [fresh(f"{out}_stride{d}") for d in range(rank)]))
+        sizes = [fresh(f"size{d}") for d in range(1, rank)]
+        num_tasks, block = fresh("num_tasks"), "BLOCK"
+        pid, tid, mask = fresh("pid"), fresh("tid"), fresh("mask")
+        index = [fresh(f"i{d}") for d in range(rank)]
+
+        statements = [assign(pid, expr("tl.program_id(0)"))]
+        if spec.index_dtype == torch.int64:
+            statements.append(comment("int64 indexing: some offset does not fit in int32"))
+            statements.append(assign(tid, expr("pid.to(tl.int64) * BLOCK + tl.arange(0, BLOCK)", pid=name(pid))))
+        else:
+            statements.append(assign(tid, expr("pid * BLOCK + tl.arange(0, BLOCK)", pid=name(pid))))
+        statements.append(assign(mask, expr("tid < n", tid=name(tid), n=name(num_tasks))))
+        statements += self.decode(tid, index, sizes)
+
+        for (param, pointer, strides) in tensors:
+            vtype = next(p.vtype for p in spec.params if p.name == param)
+            address = self.address(pointer, strides, index)
+            load = expr("tl.load(p, mask=m)", p=address, m=name(mask)) if strides else expr("tl.load(p)", p=address)
+            loaded_dtype = compute_dtype(vtype.dtype, spec.opmath)
+            if loaded_dtype != vtype.dtype:  # opmath: half types compute in float32
+                load = expr("v.to(D)", v=load, D=expr(triton_dtype(loaded_dtype)))
+            statements.append(assign(param, load))
+        for (param, arg) in scalars:
+            vtype = next(p.vtype for p in spec.params if p.name == param)
+            # Python numbers keep full width (float64/int64), as Python computes with them
+            statements.append(assign(param, expr("tl.full([], v, D)", v=name(arg), D=expr(triton_dtype(vtype.dtype)))))
+
+        statements += body.statements
+        for (out, pointer, strides), value, dtype in zip(outputs, body.outputs, spec.out_dtypes):
+            stored = cast_value(value, dtype)
+            statements.append(stmt("tl.store(p, v, mask=m)", p=self.address(pointer, strides, index), v=stored,
+                                   m=name(mask)))
+
+        arg_names = ([p for _, p, _ in tensors] + [p for _, p, _ in outputs] + [a for _, a in scalars]
+                     + [s for _, _, strides in tensors + outputs for s in strides] + sizes + [num_tasks])
+        args = [ast.arg(arg=a) for a in arg_names]
+        for (_, arg), param in zip(scalars, [p for p in spec.params if not p.is_tensor]):
+            args[arg_names.index(arg)].annotation = expr(_SCALAR_ANNOTATION[param.vtype.dtype])
+        args.append(ast.arg(arg=block, annotation=expr("tl.constexpr")))
+        kernel = ast.FunctionDef(
+            name=fresh(f"{self.ctx.function_name}_kernel"),
+            args=ast.arguments(posonlyargs=[], args=args, vararg=None, kwonlyargs=[], kw_defaults=[],
+                               kwarg=None, defaults=[]),
+            body=statements, decorator_list=[], returns=None, type_params=[], lineno=1, col_offset=0)
+        kernel_args = KernelArgs(tensors + outputs, scalars, sizes, arg_names + [num_tasks])
+        return ast.fix_missing_locations(kernel), kernel_args
+
+    def decode(self, tid, index, sizes):
+        """i_{r-1} = tid % size_{r-1}; tid //= size_{r-1}; ...; i_0 = what is left."""
+        rank = len(index)
+        statements, rest = [], tid
+        for d in range(rank - 1, 0, -1):
+            statements.append(assign(index[d], expr("t % s", t=name(rest), s=name(sizes[d - 1]))))
+            quotient = index[0] if d == 1 else self.names.fresh(f"rest{d}")
+            statements.append(assign(quotient, expr("t // s", t=name(rest), s=name(sizes[d - 1]))))
+            rest = quotient
+        if rank == 1:
+            statements.append(assign(index[0], name(tid)))
+        return statements
+
+    @staticmethod
+    def address(pointer, strides, index):
+        if not strides:
+            return name(pointer)
+        offset = None
+        for i, s in zip(index, strides):
+            term = expr("i * s", i=name(i), s=name(s))
+            offset = term if offset is None else ast.BinOp(left=offset, op=ast.Add(), right=term)
+        return expr("p + o", p=name(pointer), o=offset)
+
+
+
+def describe_spec(spec) -> str:
+    parts = []
+    for p in spec.params:
+        kind = {2: "tensor", 1: "0-d tensor", 0: "Python number"}[p.vtype.priority]
+        parts.append(f"{p.name}: {dtype_name(p.vtype.dtype) if p.is_tensor else _python_kind(p.vtype.dtype)} {kind}")
+    outs = ", ".join(dtype_name(d) for d in spec.out_dtypes)
+    return (f"rank {spec.rank}, {'; '.join(parts)}; outputs: {outs}; "
+            f"{dtype_name(spec.index_dtype)} indexing; {spec.device_type}")
+
+
+def _python_kind(dtype):
+    return {torch.float64: "float", torch.int64: "int", torch.bool: "bool"}[dtype]

@@ -1,0 +1,66 @@
+"""The objects the passes hand each other: what a function is, and what a call specializes."""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+import torch
+
+from tritonize.errors import SourceLocation
+from tritonize.passes.ast_tools import NameAllocator
+from tritonize.passes.type_rules import VType
+
+
+@dataclass
+class FrontendContext:
+    """Everything the untyped passes know about one scalar function, passed explicitly."""
+
+    fn: object
+    filename: str
+    function_name: str
+    globals: dict
+    closure: dict
+    params: list[str] = field(default_factory=list)
+    scalar_annotations: dict[str, type] = field(default_factory=dict)
+    defaults: dict[str, object] = field(default_factory=dict)
+    constants_read: dict[str, object] = field(default_factory=dict)
+    helper_sources: dict[str, str] = field(default_factory=dict)
+    helper_stack: tuple = ()
+    names: NameAllocator = field(default_factory=NameAllocator)
+    num_outputs: int = 1
+    first_line: int = 0
+    tree: object = None
+
+    def location(self, node: ast.AST) -> SourceLocation | None:
+        if not hasattr(node, "lineno"):
+            return None
+        return SourceLocation(getattr(node, "tz_file", self.filename), node.lineno, node.col_offset)
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """How one parameter arrives in this call: a tensor (its dtype, 0-d or not) or a number."""
+
+    name: str
+    vtype: VType
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.vtype.priority > 0
+
+
+@dataclass(frozen=True)
+class Specialization:
+    """What the generated module depends on. Never raw sizes or strides."""
+
+    params: tuple[ParamSpec, ...]
+    out_dtypes: tuple[torch.dtype, ...]
+    rank: int
+    index_dtype: torch.dtype
+    device_type: str
+    opmath: bool = True
+
+    @property
+    def portable_math(self) -> bool:
+        # Triton's interpreter cannot call libdevice, so CPU kernels use tl.math composites.
+        return self.device_type != "cuda"

@@ -1,0 +1,406 @@
+"""Lower the typed straight-line function to Triton statements with Python/PyTorch semantics:
+explicit casts where torch would promote, floor `//` and `%`, `**` as products or pow, guarded
+shifts, selects as `tl.where`, math through the one table. Loads and stores are not here.
+"""
+from __future__ import annotations
+
+import ast
+import os
+from typing import NamedTuple
+
+import torch
+
+from tritonize.passes.ast_tools import (NameAllocator, comment, constant, expr, is_math_call, math_name,
+                                        name)
+from tritonize.passes.math_table import MATH_TABLE
+from tritonize.passes.type_rules import (BIT_WIDTH, VType, compute_dtype, is_float, triton_dtype)
+
+_INT_RANGE = {torch.int8: (-2**7, 2**7), torch.int16: (-2**15, 2**15), torch.int32: (-2**31, 2**31),
+              torch.int64: (-2**63, 2**63), torch.uint8: (0, 2**8), torch.bool: (0, 2)}
+_FLOAT32_MAX = 3.4028234663852886e38
+
+
+class Lowered(NamedTuple):
+    """A Triton expression, its torch type, and its dtype in the kernel (None: a Python literal)."""
+
+    node: ast.expr
+    vtype: VType
+    dtype: torch.dtype | None
+    value: object = None
+
+    @property
+    def is_literal(self) -> bool:
+        return self.dtype is None
+
+
+class KernelBody(NamedTuple):
+    statements: list
+    outputs: list  # Lowered, one per output
+    helpers: set  # names of portable_* functions the body calls
+
+
+def _wrap_int(value: int, dtype: torch.dtype) -> int:
+    low, high = _INT_RANGE[dtype]
+    if dtype == torch.bool:
+        return int(bool(value))
+    return (value - low) % (high - low) + low
+
+
+def cast_value(value: Lowered, dtype: torch.dtype, bare_literal_ok: bool = False) -> ast.expr:
+    """`value` converted to `dtype`; a literal stays bare only where Triton keeps `dtype`."""
+    if value.is_literal:
+        literal = _literal_as(value.value, dtype)
+        if bare_literal_ok and _literal_is_exact(literal, dtype):
+            return constant(literal)
+        return expr("tl.full([], v, D)", v=constant(literal), D=expr(triton_dtype(dtype)))
+    if value.dtype == dtype:
+        return value.node
+    if dtype == torch.bool:
+        return expr("v != 0", v=value.node)
+    return expr("v.to(D)", v=value.node, D=expr(triton_dtype(dtype)))
+
+
+def _literal_as(value, dtype):
+    if dtype == torch.bool:
+        return bool(value)
+    if is_float(dtype):
+        return float(value)
+    return _wrap_int(int(value), dtype)
+
+
+def _literal_is_exact(value, dtype) -> bool:
+    """Will Triton keep `dtype` when this literal meets a `dtype` tensor? (Its scalar rule.)"""
+    if isinstance(value, float):
+        finite = value == value and abs(value) != float("inf")
+        return finite and (dtype == torch.float64 or abs(value) <= _FLOAT32_MAX)
+    return True
+
+
+class LowerToTriton:
+    """
+    >>> # y = x // 2    (x: int32 tensor)     becomes
+    >>> # q = x // 2
+    >>> # y = q - ((x - q * 2 != 0) & ((x - q * 2 < 0) != (2 < 0))).to(tl.int32)   (floor, not C's trunc)
+    """
+
+    def __init__(self, ctx, spec, names: NameAllocator):
+        self.ctx, self.spec, self.names = ctx, spec, names
+        self.env: dict[str, tuple[VType, torch.dtype]] = {}
+        for param in spec.params:
+            self.env[param.name] = (param.vtype, self.rep(param.vtype))
+
+    # -- representation and casts -------------------------------------------------------------
+
+    def rep(self, vt: VType) -> torch.dtype:
+        """The dtype a value of torch type `vt` has inside the kernel."""
+        return vt.dtype if vt.is_python else compute_dtype(vt.dtype, self.spec.opmath)
+
+    def cast(self, value: Lowered, dtype: torch.dtype, bare_literal_ok: bool = False) -> ast.expr:
+        return cast_value(value, dtype, bare_literal_ok)
+
+    def operands(self, values, dtype):
+        bare = any(not v.is_literal for v in values)
+        return [self.cast(v, dtype, bare_literal_ok=bare) for v in values]
+
+    def hoist(self, value: Lowered, base="t") -> Lowered:
+        """Give a value a name so that it can be used twice without computing it twice."""
+        if value.is_literal or isinstance(value.node, ast.Name):
+            return value
+        temp = self.names.fresh(base)
+        self.statements.append(ast.Assign(targets=[name(temp, store=True)], value=value.node))
+        return value._replace(node=name(temp))
+
+    def hoisted(self, value: Lowered, dtype, base="t") -> ast.expr:
+        node = self.cast(value, dtype)
+        if isinstance(node, (ast.Name, ast.Constant)):
+            return node
+        return self.hoist(Lowered(node, value.vtype, dtype), base).node
+
+    def truthy(self, value: Lowered) -> ast.expr:
+        if value.is_literal:
+            return constant(bool(value.value))
+        if value.dtype == torch.bool:
+            return value.node
+        return expr("v != 0", v=value.node)
+
+    # -- statements ---------------------------------------------------------------------------
+
+    def run(self, tree: ast.FunctionDef) -> KernelBody:
+        self.statements: list[ast.stmt] = []
+        last_line = None
+        outputs = []
+        for statement in tree.body:
+            line = getattr(statement, "lineno", None)
+            computes = isinstance(statement, ast.Assign) or any(
+                not isinstance(v, (ast.Name, ast.Constant)) for v in ast.walk(statement.value) if v is not statement.value
+            ) or not isinstance(statement.value, (ast.Name, ast.Constant, ast.Tuple))
+            if line is not None and line != last_line and computes:
+                last_line = line
+                text = self.source_line(statement)
+                if text:
+                    self.statements.append(comment(text))
+            if isinstance(statement, ast.Assign):
+                target = statement.targets[0].id
+                value = self.lower(statement.value)
+                if value.is_literal:
+                    dtype = self.rep(value.vtype)
+                    value = Lowered(self.cast(value, dtype), value.vtype, dtype)
+                self.statements.append(ast.Assign(targets=[name(target, store=True)], value=value.node))
+                self.env[target] = (value.vtype, value.dtype)
+            else:
+                values = statement.value.elts if isinstance(statement.value, ast.Tuple) else [statement.value]
+                outputs = [self.lower(v) for v in values]
+        helpers = {n.id for s in self.statements for n in ast.walk(s)
+                   if isinstance(n, ast.Name) and n.id.startswith("portable_")}
+        for output in outputs:
+            helpers |= {n.id for n in ast.walk(output.node) if isinstance(n, ast.Name) and n.id.startswith("portable_")}
+        return KernelBody(self.statements, outputs, helpers)
+
+    def source_line(self, statement) -> str:
+        location = self.ctx.location(statement)
+        if location is None:
+            return ""
+        return f"src[{os.path.basename(location.filename)}:{location.lineno}]: {location.line_text().strip()}"
+
+    # -- expressions --------------------------------------------------------------------------
+
+    def lower(self, node) -> Lowered:
+        method = getattr(self, "lower_" + type(node).__name__)
+        return method(node)
+
+    def lower_Constant(self, node):
+        return Lowered(node, node.tz_type, None, node.value)
+
+    def lower_Name(self, node):
+        vt, dtype = self.env[node.id]
+        return Lowered(name(node.id), vt, dtype)
+
+    def result(self, node, ast_node, dtype=None) -> Lowered:
+        vt = node.tz_type
+        return Lowered(ast_node, vt, self.rep(vt) if dtype is None else dtype)
+
+    def lower_UnaryOp(self, node):
+        operand = self.lower(node.operand)
+        if isinstance(node.op, ast.Not):
+            return self.result(node, expr("v == 0", v=self.truthy(operand)))
+        dtype = self.rep(node.tz_operands)
+        value = self.cast(operand, dtype)
+        if isinstance(node.op, ast.UAdd):
+            return self.result(node, value, dtype)
+        if isinstance(node.op, ast.Invert) and dtype == torch.bool:
+            return self.result(node, expr("v == 0", v=value), dtype)  # torch: ~bool is logical not
+        return self.result(node, ast.UnaryOp(op=node.op, operand=value), dtype)
+
+    def lower_BinOp(self, node):
+        left, right = self.lower(node.left), self.lower(node.right)
+        dtype = self.rep(node.tz_operands)
+        op = node.op
+        if isinstance(op, ast.Div):
+            return self.result(node, self.true_divide(left, right, dtype))
+        if isinstance(op, ast.FloorDiv):
+            return self.result(node, self.floor_divide(left, right, dtype))
+        if isinstance(op, ast.Mod):
+            return self.result(node, self.remainder(left, right, dtype))
+        if isinstance(op, ast.Pow):
+            return self.result(node, self.power(left, right, dtype))
+        if isinstance(op, (ast.LShift, ast.RShift)):
+            return self.result(node, self.shift(op, left, right, dtype))
+        if dtype == torch.bool and isinstance(op, ast.Add):
+            op = ast.BitOr()  # torch: True + True is True
+        if dtype == torch.bool and isinstance(op, ast.Mult):
+            op = ast.BitAnd()
+        a, b = self.operands([left, right], dtype)
+        return self.result(node, ast.BinOp(left=a, op=op, right=b))
+
+    def true_divide(self, left, right, dtype):
+        a, b = self.operands([left, right], dtype)
+        if dtype == torch.float32:
+            # `/` on float32 is not correctly rounded on NVIDIA GPUs; torch's division is
+            return expr("tl.math.div_rn(a, b)", a=self.cast(left, dtype), b=self.cast(right, dtype))
+        return ast.BinOp(left=a, op=ast.Div(), right=b)
+
+    def floor_divide(self, left, right, dtype):
+        a = self.hoisted(left, dtype, "a")
+        b = self.hoisted(right, dtype, "b")
+        if not is_float(dtype):
+            quotient = self.hoist(Lowered(expr("a // b", a=a, b=b), None, dtype), "q").node
+            if dtype == torch.uint8:
+                return quotient
+            rem = self.hoist(Lowered(expr("a - q * b", a=a, b=b, q=quotient), None, dtype), "r").node
+            # Triton's // truncates like C; step down where the signs differ (Python floors)
+            return expr("q - ((r != 0) & ((r < 0) != (b < 0))).to(D)", q=quotient, r=rem, b=b,
+                        D=expr(triton_dtype(dtype)))
+        # torch's div_floor_floating (c10/util/generic_math.h), which Python's float // matches
+        mod = self.hoist(Lowered(expr("a % b", a=a, b=b), None, dtype), "mod").node
+        div = self.hoist(Lowered(expr("(a - mod) / b", a=a, b=b, mod=mod), None, dtype), "div").node
+        div = self.hoist(Lowered(expr("tl.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)",
+                                      mod=mod, b=b, div=div), None, dtype), "div").node
+        floor = self.hoist(Lowered(expr("tl.floor(div)", div=div), None, dtype), "fl").node
+        floor = expr("tl.where(div - fl > 0.5, fl + 1, fl)", div=div, fl=floor)
+        zero = self.copysign_zero(expr("a / b", a=a, b=b), dtype)
+        return expr("tl.where(b == 0, a / b, tl.where(div != 0, fl, z))", a=a, b=b, div=div, fl=floor, z=zero)
+
+    def copysign_zero(self, sign_source, dtype):
+        bits = {torch.float64: "tl.int64", torch.float32: "tl.int32", torch.float16: "tl.int16",
+                torch.bfloat16: "tl.int16"}[dtype]
+        return expr("tl.where(v.to(I, bitcast=True) < 0, -0.0, 0.0).to(D)", v=sign_source, I=expr(bits),
+                    D=expr(triton_dtype(dtype)))
+
+    def remainder(self, left, right, dtype):
+        a = self.hoisted(left, dtype, "a")
+        b = self.hoisted(right, dtype, "b")
+        rem = self.hoist(Lowered(expr("a % b", a=a, b=b), None, dtype), "r").node
+        if dtype == torch.uint8:
+            return rem
+        # Triton's % takes the dividend's sign (C fmod); torch.remainder takes the divisor's
+        return expr("tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)", r=rem, b=b)
+
+    def power(self, left, right, dtype):
+        if right.is_literal and not isinstance(right.value, bool):
+            special = self.power_by_constant(left, right.value, dtype)
+            if special is not None:
+                return special
+        if is_float(dtype):
+            return self.math("pow", [left, right], dtype)
+        return self.integer_power(left, right, dtype)
+
+    def power_by_constant(self, base, exponent, dtype):
+        if float(exponent) == 0.0:
+            return expr("tl.full([], 1, D)", D=expr(triton_dtype(dtype)))  # x ** 0 == 1, nan too
+        if is_float(dtype):
+            if exponent == 0.5:
+                return self.math("sqrt", [base], dtype)
+            if exponent in (-1, -2, -0.5):
+                positive = self.power_by_constant(base, -exponent, dtype)
+                one = Lowered(ast.Constant(1.0), base.vtype, None, 1.0)
+                return self.true_divide(one, Lowered(positive, base.vtype, dtype), dtype)
+        if float(exponent).is_integer() and 0 < exponent <= 4:
+            value = self.hoisted(base, dtype, "x")
+            result = value
+            for _ in range(int(exponent) - 1):
+                result = ast.BinOp(left=result, op=ast.Mult(), right=value)
+            return result
+        return None
+
+    def integer_power(self, base, exponent, dtype):
+        """Square-and-multiply over the exponent's bits; torch's rules for negative exponents."""
+        b = self.hoisted(base, dtype, "base")
+        e = self.hoisted(exponent, dtype, "e")
+        result, square, bits = self.names.fresh("p"), self.names.fresh("sq"), self.names.fresh("bits")
+        self.statements += [
+            ast.Assign(targets=[name(result, store=True)], value=expr("tl.full([], 1, D)", D=expr(triton_dtype(dtype)))),
+            ast.Assign(targets=[name(square, store=True)], value=b),
+            ast.Assign(targets=[name(bits, store=True)], value=e),
+            ast.For(target=name("_", store=True), iter=expr("tl.static_range(n)", n=constant(BIT_WIDTH[dtype])),
+                    body=[ast.Assign(targets=[name(result, store=True)],
+                                     value=expr("tl.where((bits & 1) != 0, p * sq, p)", bits=name(bits),
+                                                p=name(result), sq=name(square))),
+                          ast.Assign(targets=[name(square, store=True)], value=expr("sq * sq", sq=name(square))),
+                          ast.Assign(targets=[name(bits, store=True)], value=expr("bits >> 1", bits=name(bits)))],
+                    orelse=[], lineno=0),
+        ]
+        if dtype == torch.uint8:
+            return name(result)
+        # torch: 1 ** -n == 1, (-1) ** -n == +-1, anything else ** -n == 0
+        return expr("tl.where(e < 0, tl.where(b == 1, 1, tl.where(b == -1, tl.where((e & 1) != 0, -1, 1), 0)), p).to(D)",
+                    e=e, b=b, p=name(result), D=expr(triton_dtype(dtype)))
+
+    def shift(self, op, left, right, dtype):
+        if right.is_literal and 0 <= right.value < BIT_WIDTH[dtype]:
+            a, b = self.operands([left, right], dtype)
+            return ast.BinOp(left=a, op=op, right=b)
+        a = self.hoisted(left, dtype, "a")
+        b = self.hoisted(right, dtype, "b")
+        width, D = constant(BIT_WIDTH[dtype]), expr(triton_dtype(dtype))
+        # C leaves shifts by >= the width undefined; torch gives 0 (or the sign for >>)
+        if isinstance(op, ast.LShift):
+            return expr("tl.where((b < 0) | (b >= w), 0, a << b).to(D)", a=a, b=b, w=width, D=D)
+        if dtype == torch.uint8:
+            return expr("tl.where((b < 0) | (b >= w), 0, a >> b).to(D)", a=a, b=b, w=width, D=D)
+        return expr("tl.where((b < 0) | (b >= w), tl.where(a < 0, -1, 0), a >> b).to(D)", a=a, b=b, w=width, D=D)
+
+    def lower_Compare(self, node):
+        left, right = self.lower(node.left), self.lower(node.comparators[0])
+        a, b = self.operands([left, right], self.rep(node.tz_operands))
+        return self.result(node, ast.Compare(left=a, ops=node.ops, comparators=[b]))
+
+    def lower_BoolOp(self, node):
+        values = [self.lower(v) for v in node.values]
+        if node.tz_type.dtype == torch.bool and all(v.vtype.dtype == torch.bool for v in values):
+            op = ast.BitAnd() if isinstance(node.op, ast.And) else ast.BitOr()
+            result = self.truthy(values[0])
+            for value in values[1:]:
+                result = ast.BinOp(left=result, op=op, right=self.truthy(value))
+            return self.result(node, result)
+        # Python's value semantics: `a and b` is b if a is truthy, else a
+        dtype = self.rep(node.tz_operands)
+        result = values[-1]
+        for value in reversed(values[:-1]):
+            value = self.hoist(Lowered(self.cast(value, dtype), value.vtype, dtype))
+            test = self.truthy(value)
+            chosen = [result, value] if isinstance(node.op, ast.And) else [value, result]
+            a, b = self.operands(chosen, dtype)
+            result = Lowered(expr("tl.where(c, a, b)", c=test, a=a, b=b), node.tz_operands, dtype)
+        return self.result(node, self.cast(result, dtype))
+
+    def lower_IfExp(self, node):
+        test = self.truthy(self.lower(node.test))
+        body, orelse = self.lower(node.body), self.lower(node.orelse)
+        a, b = self.operands([body, orelse], self.rep(node.tz_operands))
+        return self.result(node, expr("tl.where(c, a, b)", c=test, a=a, b=b))
+
+    def lower_Call(self, node):
+        args = [self.lower(a) for a in node.args]
+        if is_math_call(node):
+            fname = math_name(node)
+            dtype = self.rep(node.tz_operands)
+            if fname == "log" and len(args) == 2:
+                log_x = Lowered(self.math("log", args[:1], dtype), node.tz_operands, dtype)
+                log_base = Lowered(self.math("log", args[1:], dtype), node.tz_operands, dtype)
+                return self.result(node, self.true_divide(log_x, log_base, dtype))
+            entry = MATH_TABLE[fname]
+            if entry.kind == "same" and not is_float(dtype):
+                return self.result(node, self.cast(args[0], dtype))
+            return self.result(node, self.math(fname, args, dtype))
+        builtin = node.func.id
+        if builtin in ("min", "max"):
+            dtype = self.rep(node.tz_operands)
+            values = self.operands(args, dtype)
+            function = "tl.minimum" if builtin == "min" else "tl.maximum"
+            result = values[0]
+            for value in values[1:]:
+                if is_float(dtype):  # NaN wins, as in torch.minimum/maximum
+                    result = expr(f"{function}(a, b, propagate_nan=tl.PropagateNan.ALL)", a=result, b=value)
+                else:
+                    result = expr(f"{function}(a, b)", a=result, b=value)
+            return self.result(node, result)
+        value = args[0]
+        if builtin == "abs":
+            dtype = self.rep(node.tz_operands)
+            if dtype == torch.bool:
+                return self.result(node, self.cast(value, dtype))
+            return self.result(node, expr("tl.abs(v)", v=self.cast(value, dtype)))
+        if builtin == "bool":
+            return self.result(node, self.truthy(value))
+        return self.result(node, self.cast(value, self.rep(node.tz_type)))  # float(), int()
+
+    def math(self, fname, args, dtype) -> ast.expr:
+        """A math call computed in `dtype`'s float (portable: float64) and returned in `dtype`."""
+        entry = MATH_TABLE[fname]
+        if entry.kind == "bool":
+            values = [self.hoisted(a, dtype, "v") for a in args]
+            return expr(entry.cuda, **dict(zip("ab", values)))
+        if self.spec.portable_math:
+            work = torch.float64
+            template = entry.portable
+        else:
+            work = torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
+            template = entry.cuda
+        arg_dtypes = [work] * len(args)
+        if entry.kind == "ldexp":
+            arg_dtypes[1] = torch.int64 if self.spec.portable_math else torch.int32
+        values = [self.hoisted(a, d, "v") for a, d in zip(args, arg_dtypes)]
+        result = expr(template, **dict(zip("ab", values)))
+        if work != dtype:
+            result = expr("v.to(D)", v=result, D=expr(triton_dtype(dtype)))
+        return result

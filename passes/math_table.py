@@ -1,0 +1,81 @@
+"""The one table that maps `math.*` calls to Triton: a libdevice column and a portable column.
+
+Templates are parsed once and the arguments spliced in as AST (`a`, `b` are the placeholders).
+The CUDA column runs in the compute dtype (float32 or float64). The portable column is what
+Triton's interpreter can run (it patches only `tl` and `tl.math`; libdevice calls return
+nothing there): it computes in float64 and the caller rounds once, so float32 results stay
+within an ulp; its `portable_*` helpers live in `portable_math.py` and are copied into the
+generated module. `kind` says how argument and result dtypes are chosen:
+
+- "float": arguments promote to a float dtype, the result has it
+- "bool":  arguments promote to a float dtype, the result is bool (isnan, ...)
+- "same":  integer arguments pass through unchanged (floor, ceil, trunc of an int)
+- "ldexp": first argument float, second integer
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class MathFn(NamedTuple):
+    arity: int
+    kind: str
+    cuda: str
+    portable: str
+
+
+def _f(arity, cuda, portable, kind="float"):
+    return MathFn(arity, kind, cuda, portable)
+
+
+MATH_TABLE: dict[str, MathFn] = {
+    "exp": _f(1, "libdevice.exp(a)", "tl.exp(a)"),
+    "exp2": _f(1, "libdevice.exp2(a)", "tl.exp2(a)"),
+    "expm1": _f(1, "libdevice.expm1(a)", "portable_expm1(a)"),
+    "log": _f(1, "libdevice.log(a)", "tl.log(a)"),
+    "log2": _f(1, "libdevice.log2(a)", "tl.log2(a)"),
+    "log10": _f(1, "libdevice.log10(a)", "portable_log10(a)"),
+    "log1p": _f(1, "libdevice.log1p(a)", "portable_log1p(a)"),
+    "sqrt": _f(1, "libdevice.sqrt(a)", "tl.sqrt(a)"),
+    "cbrt": _f(1, "libdevice.cbrt(a)", "portable_cbrt(a)"),
+    "sin": _f(1, "libdevice.sin(a)", "tl.sin(a)"),
+    "cos": _f(1, "libdevice.cos(a)", "tl.cos(a)"),
+    "tan": _f(1, "libdevice.tan(a)", "portable_tan(a)"),
+    "asin": _f(1, "libdevice.asin(a)", "portable_asin(a)"),
+    "acos": _f(1, "libdevice.acos(a)", "portable_acos(a)"),
+    "atan": _f(1, "libdevice.atan(a)", "portable_atan(a)"),
+    "atan2": _f(2, "libdevice.atan2(a, b)", "portable_atan2(a, b)"),
+    "sinh": _f(1, "libdevice.sinh(a)", "portable_sinh(a)"),
+    "cosh": _f(1, "libdevice.cosh(a)", "portable_cosh(a)"),
+    "tanh": _f(1, "libdevice.tanh(a)", "portable_tanh(a)"),
+    "asinh": _f(1, "libdevice.asinh(a)", "portable_asinh(a)"),
+    "acosh": _f(1, "libdevice.acosh(a)", "portable_acosh(a)"),
+    "atanh": _f(1, "libdevice.atanh(a)", "portable_atanh(a)"),
+    "erf": _f(1, "libdevice.erf(a)", "tl.math.erf(a)"),
+    "erfc": _f(1, "libdevice.erfc(a)", "portable_erfc(a)"),
+    "lgamma": _f(1, "libdevice.lgamma(a)", "portable_lgamma(a)"),
+    "fabs": _f(1, "tl.abs(a)", "tl.abs(a)"),
+    "floor": _f(1, "libdevice.floor(a)", "tl.floor(a)", kind="same"),
+    "ceil": _f(1, "libdevice.ceil(a)", "tl.ceil(a)", kind="same"),
+    "trunc": _f(1, "libdevice.trunc(a)", "portable_trunc(a)", kind="same"),
+    "copysign": _f(2, "libdevice.copysign(a, b)", "portable_copysign(a, b)"),
+    "fmod": _f(2, "libdevice.fmod(a, b)", "portable_fmod(a, b)"),
+    "hypot": _f(2, "libdevice.hypot(a, b)", "portable_hypot(a, b)"),
+    "pow": _f(2, "libdevice.pow(a, b)", "portable_pow(a, b)"),
+    "nextafter": _f(2, "libdevice.nextafter(a, b)", "portable_nextafter(a, b)"),
+    "degrees": _f(1, "a * 57.29577951308232", "a * 57.29577951308232"),
+    "radians": _f(1, "a * 0.017453292519943295", "a * 0.017453292519943295"),
+    # exact comparisons: the same on both columns
+    "isnan": _f(1, "a != a", "a != a", kind="bool"),
+    "isinf": _f(1, "tl.abs(a) == float('inf')", "tl.abs(a) == float('inf')", kind="bool"),
+    "isfinite": _f(1, "tl.abs(a) < float('inf')", "tl.abs(a) < float('inf')", kind="bool"),
+    "ldexp": _f(2, "libdevice.ldexp(a, b)", "portable_ldexp(a, b)", kind="ldexp"),
+}
+
+MATH_CONSTANTS = {
+    "pi": 3.141592653589793,
+    "e": 2.718281828459045,
+    "tau": 6.283185307179586,
+    "inf": float("inf"),
+    "nan": float("nan"),
+}

@@ -1,0 +1,118 @@
+"""Torch's type-promotion rules for values inside a scalar function, and dtype spellings.
+
+A value has a torch dtype and a priority that mirrors how `torch.result_type` weighs its
+operands: 2 for a tensor with dimensions, 1 for a 0-d tensor, 0 for a Python number (a
+"wrapped number": literals, scalar parameters and expressions made only of them). Python
+numbers are carried at full width (bool, int64, float64) so that arithmetic among them is
+Python's own; they are cast to the promoted dtype where they meet a tensor, as torch does.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import torch
+
+TENSOR, ZERO_DIM, PYTHON = 2, 1, 0
+
+FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+INT_DTYPES = (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8)
+SUPPORTED_DTYPES = FLOAT_DTYPES + INT_DTYPES + (torch.bool,)
+
+TRITON_NAMES = {
+    torch.bool: "int1", torch.int8: "int8", torch.int16: "int16", torch.int32: "int32",
+    torch.int64: "int64", torch.uint8: "uint8", torch.float16: "float16",
+    torch.bfloat16: "bfloat16", torch.float32: "float32", torch.float64: "float64",
+}
+SHORT_NAMES = {
+    torch.bool: "b1", torch.int8: "i8", torch.int16: "i16", torch.int32: "i32",
+    torch.int64: "i64", torch.uint8: "u8", torch.float16: "f16", torch.bfloat16: "bf16",
+    torch.float32: "f32", torch.float64: "f64",
+}
+BIT_WIDTH = {torch.bool: 1, torch.int8: 8, torch.int16: 16, torch.int32: 32, torch.int64: 64,
+             torch.uint8: 8}
+
+
+class VType(NamedTuple):
+    dtype: torch.dtype
+    priority: int
+
+    @property
+    def is_python(self) -> bool:
+        return self.priority == PYTHON
+
+    def __str__(self) -> str:
+        kind = {TENSOR: "tensor", ZERO_DIM: "0-d tensor", PYTHON: "Python number"}[self.priority]
+        return f"{str(self.dtype).replace('torch.', '')} {kind}"
+
+
+def python_vtype(value) -> VType:
+    if isinstance(value, bool):
+        return VType(torch.bool, PYTHON)
+    if isinstance(value, int):
+        return VType(torch.int64, PYTHON)
+    return VType(torch.float64, PYTHON)
+
+
+def category(dtype: torch.dtype) -> int:
+    if dtype == torch.bool:
+        return 0
+    return 2 if dtype.is_floating_point else 1
+
+
+def is_float(dtype: torch.dtype) -> bool:
+    return dtype.is_floating_point
+
+
+def is_int(dtype: torch.dtype) -> bool:
+    return category(dtype) == 1
+
+
+def _combine_categories(higher, lower):
+    """ATen's combine_categories: a lower-priority group only matters if its kind is higher."""
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if is_float(higher):
+        return higher
+    if higher == torch.bool or is_float(lower):
+        return torch.promote_types(higher, lower)
+    return higher
+
+
+def promote(*vtypes: VType) -> VType:
+    """The dtype torch.result_type would give for operands of these kinds."""
+    groups: dict[int, torch.dtype | None] = {TENSOR: None, ZERO_DIM: None, PYTHON: None}
+    for vt in vtypes:
+        dtype = vt.dtype
+        if vt.priority == PYTHON and len({v.priority for v in vtypes}) > 1 and is_float(dtype):
+            # a Python float meeting a tensor counts as the default dtype (float32)
+            dtype = torch.get_default_dtype()
+        prev = groups[vt.priority]
+        groups[vt.priority] = dtype if prev is None else torch.promote_types(prev, dtype)
+    dtype = _combine_categories(groups[TENSOR], _combine_categories(groups[ZERO_DIM], groups[PYTHON]))
+    return VType(dtype, max(vt.priority for vt in vtypes))
+
+
+def to_float(vt: VType) -> VType:
+    """int/bool -> the default float dtype (Python numbers: float64, i.e. Python's float)."""
+    if is_float(vt.dtype):
+        return vt
+    if vt.is_python:
+        return VType(torch.float64, PYTHON)
+    return VType(torch.get_default_dtype(), vt.priority)
+
+
+def compute_dtype(dtype: torch.dtype, opmath: bool) -> torch.dtype:
+    """fp16/bf16 arithmetic runs in float32 and rounds once on store ("opmath")."""
+    if opmath and dtype in (torch.float16, torch.bfloat16):
+        return torch.float32
+    return dtype
+
+
+def triton_dtype(dtype: torch.dtype) -> str:
+    return "tl." + TRITON_NAMES[dtype]
+
+
+def dtype_name(dtype: torch.dtype) -> str:
+    return str(dtype).replace("torch.", "")
