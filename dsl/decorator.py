@@ -12,7 +12,7 @@ import torch
 from tritonize import cache, call
 from tritonize.errors import ArgumentCountError, OutArgumentError, UnsupportedSyntax
 from tritonize.passes import ParamSpec, Specialization, generate_module, infer_output_types, run_frontend
-from tritonize.passes.type_rules import PYTHON, SHORT_NAMES, TENSOR, ZERO_DIM
+from tritonize.passes.type_rules import PYTHON, SHORT_NAMES
 from tritonize.promotion import normalize, output_dtype
 
 __version__ = "0.1.0"
@@ -98,10 +98,8 @@ class PointwiseFunction:
         computed = self._computed_types(tuple(ParamSpec(p, vtypes[p]) for p in self._params))
         result_dtypes = [output_dtype(rule, values, vt) for rule, vt in zip(self.promotion, computed)]
 
-        inputs = [call.Operand(p, t, call.expanded_strides(t, shape)) for p, t in tensors.items()
-                  if vtypes[p].priority == TENSOR]
-        zero_dim = [call.Operand(p, t, [0] * len(shape)) for p, t in tensors.items()
-                    if vtypes[p].priority == ZERO_DIM]
+        # every tensor parameter, in parameter order; a 0-d tensor has stride 0 everywhere
+        inputs = [call.Operand(p, t, call.expanded_strides(t, shape)) for p, t in tensors.items()]
         given = self._given_outputs(out)
         if given is not None:
             outputs = []
@@ -115,7 +113,7 @@ class PointwiseFunction:
             strides = call.allocation_strides(shape, perm)
             outputs = [call.Operand(f"out{k}", torch.empty_strided(shape, strides, dtype=dtype, device=device),
                                     strides) for k, dtype in enumerate(result_dtypes)]
-        call.check_overlap(outputs, inputs + zero_dim)
+        call.check_overlap(outputs, inputs)
         operands = inputs + outputs
         sizes, merged = call.coalesce(shape, perm, [o.strides for o in operands])
         for operand, strides in zip(operands, merged):
@@ -185,7 +183,9 @@ class PointwiseFunction:
         tensors = [plan.kernel_values[p.name] for p in spec.params if p.is_tensor]
         tensors += [o.tensor for o in plan.outputs]
         scalars = [plan.kernel_values[p.name] for p in spec.params if not p.is_tensor]
-        strides = [tuple(o.strides) for o in plan.inputs + plan.outputs]
+        strides = [tuple(o.strides) for o, p in zip(plan.inputs, [p for p in spec.params if p.is_tensor])
+                   if spec.has_strides(p)]
+        strides += [tuple(o.strides) for o in plan.outputs]
         numel = plan.numel
         block = self._block(plan.device, plan.sizes)
         grid = ((numel + block - 1) // block,)

@@ -46,7 +46,8 @@ class BuildKernel:
         tensors, scalars = [], []
         for param in spec.params:
             if param.is_tensor:
-                strides = [] if param.vtype.priority == 1 else [fresh(f"{param.name}_stride{d}") for d in range(rank)]
+                has_strides = spec.has_strides(param)
+                strides = [fresh(f"{param.name}_stride{d}") for d in range(rank)] if has_strides else []
                 tensors.append((param.name, fresh(f"{param.name}_ptr"), strides))
             else:
                 scalars.append((param.name, fresh(f"{param.name}_arg")))
@@ -79,7 +80,9 @@ class BuildKernel:
         for (param, arg) in scalars:
             vtype = next(p.vtype for p in spec.params if p.name == param)
             # Python numbers keep full width (float64/int64), as Python computes with them
-            statements.append(assign(param, expr("tl.full([], v, D)", v=name(arg), D=expr(triton_dtype(vtype.dtype)))))
+            shape = expr("[BLOCK]") if spec.scalars_as_blocks else expr("[]")
+            statements.append(assign(param, expr("tl.full(shape, v, D)", shape=shape, v=name(arg),
+                                                 D=expr(triton_dtype(vtype.dtype)))))
 
         statements += body.statements
         for (out, pointer, strides), value, dtype in zip(outputs, body.outputs, spec.out_dtypes):

@@ -61,6 +61,16 @@ class Specialization:
     opmath: bool = True
 
     @property
+    def scalars_as_blocks(self) -> bool:
+        # Triton's interpreter (3.9) records a scalar comparison's result with its operands'
+        # dtype, so broadcasting it later gives garbage; on the CPU, scalars are full blocks.
+        return self.device_type != "cuda"
+
+    def has_strides(self, param: ParamSpec) -> bool:
+        """0-d tensors are loaded once as scalars on the GPU; everything else is indexed."""
+        return param.vtype.priority == 2 or (param.is_tensor and self.scalars_as_blocks)
+
+    @property
     def portable_math(self) -> bool:
         # Triton's interpreter cannot call libdevice, so CPU kernels use tl.math composites.
         return self.device_type != "cuda"

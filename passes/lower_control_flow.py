@@ -28,6 +28,10 @@ class _Substitute(ast.NodeTransformer):
     def visit_Attribute(self, node):
         return node  # `math.NAME`: the only attribute left after ResolveNames
 
+    def visit_Call(self, node):
+        node.args = [self.visit(a) for a in node.args]  # the callee is math.* or a builtin
+        return node
+
     def visit_Name(self, node):
         value = self.env.get(node.id)
         if value is None:
@@ -78,6 +82,7 @@ class LowerControlFlow:
         else:
             ssa_name = variable
         self.claimed.add(ssa_name)
+        self.ctx.names.taken.add(ssa_name)
         self.out.append(ast.copy_location(assign(ssa_name, value), origin))
         return name(ssa_name)
 

@@ -12,6 +12,7 @@ import torch
 
 from tritonize.passes.ast_tools import (NameAllocator, comment, constant, expr, is_math_call, math_name,
                                         name)
+from tritonize.passes.fold_constants import literal
 from tritonize.passes.math_table import MATH_TABLE
 from tritonize.passes.type_rules import (BIT_WIDTH, VType, compute_dtype, is_float, triton_dtype)
 
@@ -165,6 +166,9 @@ class LowerToTriton:
     # -- expressions --------------------------------------------------------------------------
 
     def lower(self, node) -> Lowered:
+        value = literal(node)
+        if value is not None:  # `-2` parses as a negation of 2
+            return Lowered(constant(value), node.tz_type, None, value)
         method = getattr(self, "lower_" + type(node).__name__)
         return method(node)
 

@@ -1,0 +1,542 @@
+"""Portable float64 math functions for generated Triton kernels.
+
+``triton.language.extra.libdevice`` is unusable under Triton's CPU interpreter
+(its calls return None), so the code generator implements every math function
+that ``tl.math`` lacks with the functions below.  Each ``portable_<name>``
+takes float64 blocks and returns a float64 block (``portable_signbit`` returns
+a bool block) and follows torch's float64 semantics, special values included.
+
+Rules that keep these functions usable by the code generator, which copies
+each function's source (``inspect.getsource``) verbatim into a generated
+kernel module:
+
+* only ``tl.*`` / ``tl.math.*`` (abs, ceil, cos, erf, exp, exp2, fdiv, floor,
+  fma, log, log2, rsqrt, sin, sqrt, umulhi), ``tl.where``, ``tl.abs``,
+  ``tl.minimum``/``tl.maximum`` (integers only here), ``tl.full``,
+  ``.to()`` and int64 bitcasts, arithmetic, comparisons, ``&`` and ``|``;
+* straight-line code only: no Python ``if``/``for``/``while`` on tensor values,
+  so the same source compiles as a ``@triton.jit`` device function;
+* no module-level names besides ``tl``: constants are inline literals; a
+  function may call other ``portable_*`` functions of this module;
+* a ``tl.where`` always has a float64 tensor in one of its branches, so that
+  float literals are never narrowed to float32;
+* clamps are written ``tl.where(x > hi, hi, x)`` so that nan passes through.
+
+Accuracy: relative error <= 1e-13 against the true float64 value over the
+whole domain (most functions are within a few ulp), except where a docstring
+says otherwise (lgamma and digamma next to their negative zeros).
+"""
+
+import triton.language as tl
+
+
+def portable_copysign(a, b):
+    """Copysign via the sign bit of b read through an int64 bitcast (exact for -0.0 and nan signs)."""
+    mag = tl.abs(a)
+    return tl.where(b.to(tl.int64, bitcast=True) < 0, -mag, mag)
+
+
+def portable_signbit(x):
+    """Sign bit read through an int64 bitcast; True for -0.0 and negative nans (bool result)."""
+    return x.to(tl.int64, bitcast=True) < 0
+
+
+def portable_trunc(x):
+    """Round toward zero: ceil for negative, floor otherwise (keeps -0.0, inf and nan)."""
+    return tl.where(x < 0.0, tl.math.ceil(x), tl.math.floor(x))
+
+
+def portable_round_half_even(x):
+    """Round half to even (torch.round) from floor(x) and the exact remainder x - floor(x)."""
+    a = tl.abs(x)
+    f = tl.math.floor(a)
+    d = a - f
+    odd = (f - 2.0 * tl.math.floor(0.5 * f)) == 1.0
+    up = (d > 0.5) | ((d == 0.5) & odd)
+    r = tl.where(up, f + 1.0, f)
+    r = tl.where(a < 4503599627370496.0, r, a)
+    return portable_copysign(r, x)
+
+
+def portable_fmod(a, b):
+    """C fmod (result has the sign of a): Triton's float % is frem, i.e. fmod, on CPU and GPU."""
+    return a % b
+
+
+def portable_nextafter(a, b):
+    """IEEE nextafter: step the int64 bit pattern of a by one toward b (zero and nan handled apart)."""
+    ai = a.to(tl.int64, bitcast=True)
+    step = tl.where((b > a) == (a > 0.0), 1, -1)
+    r = (ai + step).to(tl.float64, bitcast=True)
+    r = tl.where(a == 0.0, portable_copysign(tl.full(a.shape, 0.0, tl.float64) + 4.9406564584124654e-324, b), r)
+    r = tl.where(a == b, b, r)
+    return tl.where((a != a) | (b != b), a + b, r)
+
+
+def portable_ldexp(x, n):
+    """Exact x * 2**n: n clamped to [-2200, 2200] and applied as at most three power-of-two factors built by bitcast, in musl scalbn order (no double rounding)."""
+    k = n.to(tl.int64)
+    k = tl.minimum(tl.maximum(k, -2200), 2200)
+    y = x
+    c = k > 1023
+    y = tl.where(c, y * 8.98846567431158e307, y)
+    k = tl.where(c, k - 1023, k)
+    c = k > 1023
+    y = tl.where(c, y * 8.98846567431158e307, y)
+    k = tl.where(c, k - 1023, k)
+    k = tl.minimum(k, 1023)
+    c = k < -1022
+    y = tl.where(c, y * 2.004168360008973e-292, y)
+    k = tl.where(c, k + 969, k)
+    c = k < -1022
+    y = tl.where(c, y * 2.004168360008973e-292, y)
+    k = tl.where(c, k + 969, k)
+    k = tl.maximum(k, -1022)
+    return y * ((k + 1023) << 52).to(tl.float64, bitcast=True)
+
+
+def portable_hypot(x, y):
+    """Overflow-safe hypot: max * sqrt(1 + (min/max)**2), with hypot(+-inf, nan) = inf."""
+    a = tl.abs(x)
+    b = tl.abs(y)
+    m = tl.where(a > b, a, b)
+    s = tl.where(a > b, b, a)
+    r = s / m
+    h = m * tl.math.sqrt(1.0 + r * r)
+    h = tl.where(m == 0.0, s, h)
+    return tl.where((a == float("inf")) | (b == float("inf")), float("inf"), h)
+
+
+def portable_expm1(x):
+    """Kahan's expm1 trick: (u - 1) / log(u) * x with u = exp(x) for |x| < 0.5, exp(x) - 1 otherwise."""
+    u = tl.math.exp(x)
+    um1 = u - 1.0
+    lu = tl.math.log(u)
+    k = um1 / tl.where(lu == 0.0, 1.0, lu) * x
+    r = tl.where(tl.abs(x) < 0.5, k, um1)
+    return tl.where(u == 1.0, x, r)
+
+
+def portable_log1p(x):
+    """Goldberg's log1p trick: log(u) * (x / (u - 1)) with u = 1 + x."""
+    u = 1.0 + x
+    d = u - 1.0
+    r = tl.math.log(u) * (x / tl.where(d == 0.0, 1.0, d))
+    r = tl.where(d == 0.0, x, r)
+    return tl.where(x == float("inf"), x, r)
+
+
+def portable_log10(x):
+    """log(x) times 1/ln(10) held as a double-double (fma), so exact powers of ten give exact results."""
+    lg = tl.math.log(x)
+    hi = lg * 0.4342944819032518
+    lo = tl.math.fma(lg, 0.4342944819032518, -hi) + lg * 1.098319650216765e-17
+    r = hi + lo
+    return tl.where(r == r, r, hi)
+
+
+def portable_tan(x):
+    """sin(x) / cos(x) (both accurate after libm argument reduction, so the quotient is too)."""
+    return tl.math.sin(x) / tl.math.cos(x)
+
+
+def portable_atan(x):
+    """Cephes atan: reduction to |t| <= 0.66 with pi/2 and pi/4 offsets (plus their low parts), then t + t^3 P(t^2)/Q(t^2)."""
+    a = tl.abs(x)
+    big = a > 2.414213562373095
+    mid = a > 0.66
+    t = tl.where(big, -1.0 / a, tl.where(mid, (a - 1.0) / (a + 1.0), a))
+    y0 = tl.where(big, 1.5707963267948966, tl.where(mid, 0.7853981633974483, tl.full(a.shape, 0.0, tl.float64)))
+    lo = tl.where(big, 6.123233995736766e-17, tl.where(mid, 3.061616997868383e-17, tl.full(a.shape, 0.0, tl.float64)))
+    z = t * t
+    p = (((-8.750608600031904122785e-1 * z - 1.615753718733365076637e1) * z
+          - 7.500855792314704667340e1) * z - 1.228866684490136173410e2) * z - 6.485021904942025371773e1
+    q = ((((z + 2.485846490142306297962e1) * z + 1.650270098316988542046e2) * z
+          + 4.328810604912902668951e2) * z + 4.853903996359136964868e2) * z + 1.945506571482613964425e2
+    r = y0 + ((t * (z * p / q) + lo) + t)
+    return portable_copysign(r, x)
+
+
+def portable_atan2(y, x):
+    """atan2 from portable_atan(|y| / |x|) with C99 quadrant, signed-zero and infinity rules."""
+    ay = tl.abs(y)
+    ax = tl.abs(x)
+    a = portable_atan(ay / ax)
+    a = tl.where((ay == float("inf")) & (ax == float("inf")), 0.7853981633974483, a)
+    a = tl.where((ay == 0.0) & (ax == 0.0), 0.0, a)
+    r = tl.where(x.to(tl.int64, bitcast=True) < 0, (3.141592653589793 - a) + 1.2246467991473532e-16, a)
+    return portable_copysign(r, y)
+
+
+def portable_asin(x):
+    """asin(x) = atan(x / sqrt((1 - x) * (1 + x))), with 1 - x exact near |x| = 1."""
+    return portable_atan(x / tl.math.sqrt((1.0 - x) * (1.0 + x)))
+
+
+def portable_acos(x):
+    """acos(x) = 2 * atan(sqrt((1 - x) / (1 + x)))."""
+    return 2.0 * portable_atan(tl.math.sqrt((1.0 - x) / (1.0 + x)))
+
+
+def portable_sinh(x):
+    """sinh from e = expm1(|x|): (e + e / (e + 1)) / 2; (exp(|x|/2) / 2) * exp(|x|/2) above 700 to avoid early overflow."""
+    a = tl.abs(x)
+    e = portable_expm1(a)
+    s = 0.5 * (e + e / (e + 1.0))
+    w = tl.math.exp(0.5 * a)
+    r = tl.where(a > 700.0, (0.5 * w) * w, s)
+    return portable_copysign(r, x)
+
+
+def portable_cosh(x):
+    """cosh = (e + 1/e) / 2 with e = exp(|x|); (exp(|x|/2) / 2) * exp(|x|/2) above 700 to avoid early overflow."""
+    a = tl.abs(x)
+    e = tl.math.exp(a)
+    w = tl.math.exp(0.5 * a)
+    return tl.where(a > 700.0, (0.5 * w) * w, 0.5 * e + 0.5 / e)
+
+
+def portable_tanh(x):
+    """tanh = e / (e + 2) with e = expm1(2|x|), |x| clamped to 40 (tanh is 1.0 there)."""
+    a = tl.abs(x)
+    e = portable_expm1(2.0 * tl.where(a > 40.0, 40.0, a))
+    return portable_copysign(e / (e + 2.0), x)
+
+
+def portable_asinh(x):
+    """asinh = log1p(a + a^2 / (1 + sqrt(1 + a^2))), a = |x|; log(a) + ln 2 for a > 2^28."""
+    a = tl.abs(x)
+    big = a > 268435456.0
+    b = tl.where(big, 1.0, a)
+    s = portable_log1p(b + b * b / (1.0 + tl.math.sqrt(1.0 + b * b)))
+    r = tl.where(big, tl.math.log(a) + 0.6931471805599453, s)
+    return portable_copysign(r, x)
+
+
+def portable_acosh(x):
+    """acosh = log1p(t + sqrt(2t + t^2)) with t = x - 1 exact; log(x) + ln 2 for x > 2^28; nan below 1."""
+    big = x > 268435456.0
+    t = tl.where(big, 1.0, x) - 1.0
+    s = portable_log1p(t + tl.math.sqrt(2.0 * t + t * t))
+    r = tl.where(big, tl.math.log(x) + 0.6931471805599453, s)
+    return tl.where(x < 1.0, float("nan"), r)
+
+
+def portable_atanh(x):
+    """atanh = log1p(2a / (1 - a)) / 2 with a = |x| (1 - a exact for a >= 1/2), sign restored."""
+    a = tl.abs(x)
+    r = 0.5 * portable_log1p(2.0 * a / (1.0 - a))
+    return portable_copysign(r, x)
+
+
+def portable_erfc(x):
+    """fdlibm/musl erfc: rational approximations on [0, 0.84375), [0.84375, 1.25), [1.25, 1/0.35), [1/0.35, 28), with exp(-x*x) split as exp(-z*z - 0.5625) * exp((z - x)(z + x) + R/S), z = x with its low 32 bits cleared."""
+    ax = tl.abs(x)
+    # |x| < 0.84375: erfc = 1 - (x + x*y)  or  0.5 - (x*y + (x - 0.5))
+    z = x * x
+    r = 1.28379167095512558561e-01 + z * (-3.25042107247001499370e-01 + z * (
+        -2.84817495755985104766e-02 + z * (-5.77027029648944159157e-03 + z * -2.37630166566501626084e-05)))
+    s = 1.0 + z * (3.97917223959155352819e-01 + z * (6.50222499887672944485e-02 + z * (
+        5.08130628187576562776e-03 + z * (1.32494738004321644526e-04 + z * -3.96022827877536812320e-06))))
+    y = r / s
+    small = tl.where(x < 0.25, 1.0 - (x + x * y), 0.5 - (x * y + (x - 0.5)))
+    # 0.84375 <= |x| < 1.25: erfc = (1 - erx) - P/Q  or  1 + (erx + P/Q)
+    s = ax - 1.0
+    pp = -2.36211856075265944077e-03 + s * (4.14856118683748331666e-01 + s * (-3.72207876035701323847e-01 + s * (
+        3.18346619901161753674e-01 + s * (-1.10894694282396677476e-01 + s * (
+            3.54783043256182359371e-02 + s * -2.16637559486879084300e-03)))))
+    qq = 1.0 + s * (1.06420880400844228286e-01 + s * (5.40397917702171048937e-01 + s * (
+        7.18286544141962662868e-02 + s * (1.26171219808761642112e-01 + s * (
+            1.36370839120290507362e-02 + s * 1.19844998467991074170e-02)))))
+    mid = tl.where(x > 0.0, 0.15493708848953247 - pp / qq, 1.0 + (8.45062911510467529297e-01 + pp / qq))
+    # 1.25 <= |x| < 28: erfc = exp(-x*x - 0.5625 + R/S) / x
+    xa = tl.where(ax > 28.0, 28.0, tl.where(ax < 1.25, 1.25, ax))
+    s = 1.0 / (xa * xa)
+    ra = -9.86494403484714822705e-03 + s * (-6.93858572707181764372e-01 + s * (-1.05586262253232909814e+01 + s * (
+        -6.23753324503260060396e+01 + s * (-1.62396669462573470355e+02 + s * (
+            -1.84605092906711035994e+02 + s * (-8.12874355063065934246e+01 + s * -9.81432934416914548592e+00))))))
+    sa = 1.0 + s * (1.96512716674392571292e+01 + s * (1.37657754143519042600e+02 + s * (
+        4.34565877475229228821e+02 + s * (6.45387271733267880336e+02 + s * (4.29008140027567833386e+02 + s * (
+            1.08635005541779435134e+02 + s * (6.57024977031928170135e+00 + s * -6.04244152148580987438e-02)))))))
+    rb = -9.86494292470009928597e-03 + s * (-7.99283237680523006574e-01 + s * (-1.77579549177547519889e+01 + s * (
+        -1.60636384855821916062e+02 + s * (-6.37566443368389627722e+02 + s * (
+            -1.02509513161107724954e+03 + s * -4.83519191608651397019e+02)))))
+    sb = 1.0 + s * (3.03380607434824582924e+01 + s * (3.25792512996573918826e+02 + s * (
+        1.53672958608443695994e+03 + s * (3.19985821950859553908e+03 + s * (2.55305040643316442583e+03 + s * (
+            4.74528541206955367215e+02 + s * -2.24409524465858183362e+01))))))
+    rs = tl.where(xa < 2.8571414947509766, ra / sa, rb / sb)
+    zh = (xa.to(tl.int64, bitcast=True) & -4294967296).to(tl.float64, bitcast=True)
+    e = tl.math.exp(-zh * zh - 0.5625) * tl.math.exp((zh - xa) * (zh + xa) + rs) / xa
+    tail = tl.where(x > 0.0, e, 2.0 - e)
+    tail = tl.where(x < -6.0, 2.0, tail)
+    res = tl.where(ax < 28.0, tail, tl.where(x > 0.0, 0.0, 2.0 + tl.full(x.shape, 0.0, tl.float64)))
+    res = tl.where(ax < 1.25, mid, res)
+    res = tl.where(ax < 0.84375, small, res)
+    res = tl.where(ax < 1.3877787807814457e-17, 1.0 - x, res)
+    return tl.where(x != x, x, res)
+
+
+def portable_erfinv(x):
+    """Giles' double-precision erfinv approximation (w = -log((1 - x)(1 + x)); w < 6.25, w < 16, else), polished by one Halley step y -= d / (1 + y d), d = f / f', on f = erf(y) - |x| (|x| <= 0.5) or f = (1 - |x|) - erfc(y) (|x| > 0.5, where 1 - |x| is exact)."""
+    a = tl.abs(x)
+    c = 1.0 - a
+    w = -tl.math.log(c * (1.0 + a))
+    sw = tl.math.sqrt(w)
+    w1 = w - 3.125
+    p1 = -3.64441206401782e-21
+    p1 = -1.6850591381820166e-19 + p1 * w1
+    p1 = 1.28584807152564e-18 + p1 * w1
+    p1 = 1.1157877678025181e-17 + p1 * w1
+    p1 = -1.333171662854621e-16 + p1 * w1
+    p1 = 2.0972767875968562e-17 + p1 * w1
+    p1 = 6.637638134358324e-15 + p1 * w1
+    p1 = -4.054566272975207e-14 + p1 * w1
+    p1 = -8.151934197605472e-14 + p1 * w1
+    p1 = 2.6335093153082323e-12 + p1 * w1
+    p1 = -1.2975133253453532e-11 + p1 * w1
+    p1 = -5.415412054294628e-11 + p1 * w1
+    p1 = 1.0512122733215323e-09 + p1 * w1
+    p1 = -4.112633980346984e-09 + p1 * w1
+    p1 = -2.9070369957882005e-08 + p1 * w1
+    p1 = 4.2347877827932404e-07 + p1 * w1
+    p1 = -1.3654692000834679e-06 + p1 * w1
+    p1 = -1.3882523362786469e-05 + p1 * w1
+    p1 = 0.00018673420803405714 + p1 * w1
+    p1 = -0.000740702534166267 + p1 * w1
+    p1 = -0.006033670871430149 + p1 * w1
+    p1 = 0.24015818242558962 + p1 * w1
+    p1 = 1.6536545626831027 + p1 * w1
+    w2 = sw - 3.25
+    p2 = 2.2137376921775787e-09
+    p2 = 9.075656193888539e-08 + p2 * w2
+    p2 = -2.7517406297064545e-07 + p2 * w2
+    p2 = 1.8239629214389228e-08 + p2 * w2
+    p2 = 1.5027403968909828e-06 + p2 * w2
+    p2 = -4.013867526981546e-06 + p2 * w2
+    p2 = 2.9234449089955446e-06 + p2 * w2
+    p2 = 1.2475304481671779e-05 + p2 * w2
+    p2 = -4.7318229009055734e-05 + p2 * w2
+    p2 = 6.828485145957318e-05 + p2 * w2
+    p2 = 2.4031110387097894e-05 + p2 * w2
+    p2 = -0.0003550375203628475 + p2 * w2
+    p2 = 0.0009532893797373805 + p2 * w2
+    p2 = -0.0016882755560235047 + p2 * w2
+    p2 = 0.002491442096107851 + p2 * w2
+    p2 = -0.003751208507569241 + p2 * w2
+    p2 = 0.005370914553590064 + p2 * w2
+    p2 = 1.0052589676941592 + p2 * w2
+    p2 = 3.0838856104922208 + p2 * w2
+    w3 = sw - 5.0
+    p3 = -2.7109920616438573e-11
+    p3 = -2.555641816996525e-10 + p3 * w3
+    p3 = 1.5076572693500548e-09 + p3 * w3
+    p3 = -3.789465440126737e-09 + p3 * w3
+    p3 = 7.61570120807834e-09 + p3 * w3
+    p3 = -1.496002662714924e-08 + p3 * w3
+    p3 = 2.914795345090108e-08 + p3 * w3
+    p3 = -6.771199775845234e-08 + p3 * w3
+    p3 = 2.2900482228026655e-07 + p3 * w3
+    p3 = -9.9298272942317e-07 + p3 * w3
+    p3 = 4.526062597223154e-06 + p3 * w3
+    p3 = -1.968177810553167e-05 + p3 * w3
+    p3 = 7.599527703001776e-05 + p3 * w3
+    p3 = -0.00021503011930044477 + p3 * w3
+    p3 = -0.00013871931833623122 + p3 * w3
+    p3 = 1.0103004648645344 + p3 * w3
+    p3 = 4.849906401408584 + p3 * w3
+    y = tl.where(w < 6.25, p1, tl.where(w < 16.0, p2, p3)) * a
+    y = tl.where(a < 1.0, y, tl.full(a.shape, 0.0, tl.float64))
+    f = tl.where(a <= 0.5, tl.math.erf(y) - a, c - portable_erfc(y))
+    d = f / (1.1283791670955126 * tl.math.exp(-y * y))
+    y = y - d / (1.0 + y * d)
+    y = tl.where(a == 1.0, float("inf"), y)
+    y = tl.where(a > 1.0, float("nan"), y)
+    y = tl.where(a != a, a, y)
+    return portable_copysign(y, x)
+
+
+def portable_lgamma(x):
+    """fdlibm/musl lgamma_r: polynomials around 1, the minimum 1.4616 and 2 for |x| < 2, recurrence plus a rational on [2, 8), Stirling series above; reflection log(pi / |x sin(pi x)|) - lgamma(-x) for x < 0, with sin(pi x) reduced exactly. Near the zeros of lgamma at negative x (x ~ -2.457, -2.747, ...) the relative error grows like 1e-16 / |lgamma(x)| (absolute error stays ~1e-16 * |log(pi/|x sin(pi x)|)|)."""
+    a = tl.abs(x)
+    # 0 < a < 2: r = -log(a) (a < 0.9) or 0, then one of three polynomials in y
+    lowa = a < 0.9000000953674316
+    r0 = tl.where(lowa, -tl.math.log(a), tl.full(a.shape, 0.0, tl.float64))
+    i0 = tl.where(lowa, a >= 0.7315998077392578, a >= 1.7316312789916992)
+    i1 = tl.where(lowa, a >= 0.23163998126983643, a >= 1.2316322326660156)
+    y = tl.where(lowa, tl.where(i0, 1.0 - a, tl.where(i1, a - 0.46163214496836225, a)),
+                 tl.where(i0, 2.0 - a, tl.where(i1, a - 1.46163214496836224576, a - 1.0)))
+    z = y * y
+    p1 = 7.72156649015328655494e-02 + z * (6.73523010531292681824e-02 + z * (7.38555086081402883957e-03 + z * (
+        1.19270763183362067845e-03 + z * (2.20862790713908385557e-04 + z * 2.52144565451257326939e-05))))
+    p2 = z * (3.22467033424113591611e-01 + z * (2.05808084325167332806e-02 + z * (2.89051383673415629091e-03 + z * (
+        5.10069792153511336608e-04 + z * (1.08011567247583939954e-04 + z * 4.48640949618915160150e-05)))))
+    c0 = (y * p1 + p2) - 0.5 * y
+    w = z * y
+    q1 = 4.83836122723810047042e-01 + w * (-3.27885410759859649565e-02 + w * (6.10053870246291332635e-03 + w * (
+        -1.40346469989232843813e-03 + w * 3.15632070903625950361e-04)))
+    q2 = -1.47587722994593911752e-01 + w * (1.79706750811820387126e-02 + w * (-3.68452016781138256760e-03 + w * (
+        8.81081882437654011382e-04 + w * -3.12754168375120860518e-04)))
+    q3 = 6.46249402391333854778e-02 + w * (-1.03142241298341437450e-02 + w * (2.25964780900612472250e-03 + w * (
+        -5.38595305356740546715e-04 + w * 3.35529192635519073543e-04)))
+    c1 = -1.21486290535849611461e-01 + (z * q1 - (-3.63867699703950536541e-18 - w * (q2 + y * q3)))
+    u1 = y * (-7.72156649015328655494e-02 + y * (6.32827064025093366517e-01 + y * (1.45492250137234768737e+00 + y * (
+        9.77717527963372745603e-01 + y * (2.28963728064692451092e-01 + y * 1.33810918536787660377e-02)))))
+    u2 = 1.0 + y * (2.45597793713041134822e+00 + y * (2.12848976379893395361e+00 + y * (7.69285150456672783825e-01 + y * (
+        1.04222645593369134254e-01 + y * 3.21709242282423911810e-03))))
+    c2 = -0.5 * y + u1 / u2
+    lt2 = r0 + tl.where(i0, c0, tl.where(i1, c1, c2))
+    # 2 <= a < 8: lgamma(i + y) = 0.5 y + P/Q + log((y+2)(y+3)...(y+i-1))
+    fl = tl.math.floor(a)
+    yf = a - fl
+    sp = yf * (-7.72156649015328655494e-02 + yf * (2.14982415960608852501e-01 + yf * (3.25778796408930981787e-01 + yf * (
+        1.46350472652464452805e-01 + yf * (2.66422703033638609560e-02 + yf * (
+            1.84028451407337715652e-03 + yf * 3.19475326584100867617e-05))))))
+    sq = 1.0 + yf * (1.39200533467621045958e+00 + yf * (7.21935547567138069525e-01 + yf * (1.71933865632803078993e-01 + yf * (
+        1.86459191715652901344e-02 + yf * (7.77942496381893596434e-04 + yf * 7.32668430744625636189e-06)))))
+    pz = tl.where(fl >= 3.0, yf + 2.0, 1.0 + tl.full(a.shape, 0.0, tl.float64))
+    pz = pz * tl.where(fl >= 4.0, yf + 3.0, 1.0 + tl.full(a.shape, 0.0, tl.float64))
+    pz = pz * tl.where(fl >= 5.0, yf + 4.0, 1.0 + tl.full(a.shape, 0.0, tl.float64))
+    pz = pz * tl.where(fl >= 6.0, yf + 5.0, 1.0 + tl.full(a.shape, 0.0, tl.float64))
+    pz = pz * tl.where(fl >= 7.0, yf + 6.0, 1.0 + tl.full(a.shape, 0.0, tl.float64))
+    lt8 = 0.5 * yf + sp / sq + tl.math.log(pz)
+    # 8 <= a < 2^58: (a - 0.5)(log(a) - 1) + w(1/a);  a >= 2^58: a (log(a) - 1)
+    la = tl.math.log(a)
+    iz = 1.0 / a
+    iy = iz * iz
+    ww = 4.18938533204672725052e-01 + iz * (8.33333333333329678849e-02 + iy * (-2.77777777728775536470e-03 + iy * (
+        7.93650558643019558500e-04 + iy * (-5.95187557450339963135e-04 + iy * (
+            8.36339918996282139126e-04 + iy * -1.63092934096575273989e-03)))))
+    big = tl.where(a < 2.8823037615171174e+17, (a - 0.5) * (la - 1.0) + ww, a * (la - 1.0))
+    r = tl.where(a < 8.0, lt8, big)
+    r = tl.where(a < 2.0, lt2, r)
+    r = tl.where((a == 1.0) | (a == 2.0), 0.0, r)
+    r = tl.where(a < 8.470329472543003e-22, -tl.math.log(a), r)
+    # reflection for x < 0: lgamma(x) = log(pi / |x sin(pi x)|) - lgamma(|x|)
+    fr = a - fl
+    fr = tl.where(fr > 0.5, 1.0 - fr, fr)
+    sn = tl.math.sin(3.141592653589793 * fr)
+    nadj = tl.math.log(3.141592653589793 / (sn * a))
+    refl = (x < 0.0) & (a >= 8.470329472543003e-22)
+    r = tl.where(refl, nadj - r, r)
+    r = tl.where(refl & ((sn == 0.0) | (a >= 4503599627370496.0)), float("inf"), r)
+    r = tl.where(a == 0.0, float("inf"), r)
+    return tl.where(x != x, x, r)
+
+
+def portable_digamma(x):
+    """Digamma: Boost's rational approximation around the positive root on [1, 2] (in t = x - 1), recurrence (unrolled, tl.where) into [1, 2) for x < 10, Cephes asymptotic series for x >= 10, reflection psi(1 - x) - pi cot(pi x) for x < 0 with cot(pi x) reduced exactly. torch semantics: psi(+-0) = -+inf, nan at negative integers and -inf. Near the zeros of digamma at negative x (x ~ -0.5041, -1.5735, ...) the relative error grows like 1e-16 / |psi(x)|."""
+    neg = x < 0.0
+    m = tl.abs(x)
+    fl = tl.math.floor(m)
+    t = m - fl
+    # psi(1 + t), t in [0, 1): (1 + t - root) * (Y + P(t)/Q(t)), root split in three parts
+    g = ((t - 0.4616321446374059) - 3.309564688275257e-10) - 9.016312093258695918615325266959189453125e-20
+    pn = 0.25479851061131551 + t * (-0.32555031186804491 + t * (-0.65031853770896507 + t * (
+        -0.28919126444774784 + t * (-0.045251321448739056 + t * -0.0020713321167745952))))
+    qd = 1.0 + t * (2.0767117023730469 + t * (1.4606242909763515 + t * (0.43593529692665969 + t * (
+        0.054151797245674225 + t * (0.0021284987017821144 + t * -0.55789841321675513e-6)))))
+    base = g * 0.99558162689208984375 + g * (pn / qd)
+    # psi(v) = psi(1 + t) + sum_{k=1}^{n} 1 / (t + k), v = 1 + t + n  (n = -1: psi(t) = psi(1 + t) - 1/t)
+    n = tl.where(neg, fl, fl - 1.0)
+    acc = tl.where(n >= 8.0, 1.0 / (t + 8.0), tl.full(t.shape, 0.0, tl.float64))
+    acc = acc + tl.where(n >= 7.0, 1.0 / (t + 7.0), tl.full(t.shape, 0.0, tl.float64))
+    acc = acc + tl.where(n >= 6.0, 1.0 / (t + 6.0), tl.full(t.shape, 0.0, tl.float64))
+    acc = acc + tl.where(n >= 5.0, 1.0 / (t + 5.0), tl.full(t.shape, 0.0, tl.float64))
+    acc = acc + tl.where(n >= 4.0, 1.0 / (t + 4.0), tl.full(t.shape, 0.0, tl.float64))
+    acc = acc + tl.where(n >= 3.0, 1.0 / (t + 3.0), tl.full(t.shape, 0.0, tl.float64))
+    acc = acc + tl.where(n >= 2.0, 1.0 / (t + 2.0), tl.full(t.shape, 0.0, tl.float64))
+    acc = acc + tl.where(n >= 1.0, 1.0 / (t + 1.0), tl.full(t.shape, 0.0, tl.float64))
+    low = base + acc
+    low = tl.where(n < 0.0, base - 1.0 / t, low)
+    # v >= 10: log(v) - 1/(2v) - sum B_2k / (2k v^2k)
+    v = tl.where(neg, 1.0 - x, x)
+    zz = 1.0 / (v * v)
+    asy = zz * (8.33333333333333333333E-2 + zz * (-8.33333333333333333333E-3 + zz * (3.96825396825396825397E-3 + zz * (
+        -4.16666666666666666667E-3 + zz * (7.57575757575757575758E-3 + zz * (
+            -2.10927960927960927961E-2 + zz * 8.33333333333333333333E-2))))))
+    hi = tl.math.log(v) - 0.5 / v - asy
+    r = tl.where(v < 10.0, low, hi)
+    # reflection: psi(x) = psi(1 - x) + pi cot(pi t) for x < 0 (cot(pi x) = -cot(pi |x|), period 1)
+    u = tl.where(t > 0.5, 1.0 - t, t)
+    ct = tl.math.sin(3.141592653589793 * (0.5 - u)) / tl.math.sin(3.141592653589793 * u)
+    ct = tl.where(t > 0.5, -ct, ct)
+    r = tl.where(neg, r + 3.141592653589793 * ct, r)
+    r = tl.where(neg & (t == 0.0), float("nan"), r)
+    r = tl.where(x == 0.0, portable_copysign(tl.full(x.shape, 0.0, tl.float64) + float("inf"), -x), r)
+    r = tl.where(x == float("inf"), x, r)
+    return tl.where(x != x, x, r)
+
+
+def portable_cbrt(x):
+    """cbrt: exp(log|x| / 3) refined by one Newton step y += (|x| / y^2 - y) / 3; sign restored, 0/inf/nan pass through."""
+    a = tl.abs(x)
+    y = tl.math.exp(tl.math.log(a) * 0.3333333333333333)
+    y = y + (a / (y * y) - y) * 0.3333333333333333
+    y = tl.where((a == 0.0) | (a == float("inf")), a, y)
+    return portable_copysign(y, x)
+
+
+def portable_pow(a, b):
+    """pow = exp(b * log|a|) with log|a| = k ln2 + 2 atanh(f / (2 + f)) carried as a double-double and the product b * log|a| split with fma, so the result is within a few ulp; C99/torch special cases (pow(x, 0) = 1, pow(1, y) = 1, pow(-1, +-inf) = 1, 0**neg = inf, negative base needs an integer exponent)."""
+    ax = tl.abs(a)
+    # ax = m * 2^k with m in [sqrt(1/2), sqrt(2)); subnormals are scaled by 2^54 first
+    sub = ax < 2.2250738585072014e-308
+    axs = tl.where(sub, ax * 18014398509481984.0, ax)
+    bits = axs.to(tl.int64, bitcast=True)
+    k = (bits >> 52) - tl.where(sub, 1077, 1023)
+    mb = (bits & 4503599627370495) | 4607182418800017408
+    m = mb.to(tl.float64, bitcast=True)
+    hv = m > 1.4142135623730951
+    m = tl.where(hv, 0.5 * m, m)
+    kf = (k + tl.where(hv, 1, 0)).to(tl.float64)
+    # log(m) = 2 atanh(s), s = f / (2 + f) as s + s_lo
+    f = m - 1.0
+    u = 2.0 + f
+    ulo = (2.0 - u) + f
+    s = f / u
+    slo = (tl.math.fma(-s, u, f) - s * ulo) / u
+    # 2 atanh(s + s_lo) = 2s + 2s_lo + (2/3) s^3 + 2 s^2 s_lo + s^3 z R(z), z = s^2; (2/3) s^3 is a double-double too
+    z = s * s
+    zlo = tl.math.fma(s, s, -z)
+    s3 = z * s
+    s3lo = tl.math.fma(z, s, -s3) + zlo * s
+    t1 = s3 * 0.6666666666666666
+    t1lo = tl.math.fma(s3, 0.6666666666666666, -t1) + (s3lo * 0.6666666666666666 + s3 * 3.700743415417188e-17)
+    rser = s3 * z * (0.4 + z * (0.2857142857142857 + z * (0.2222222222222222 + z * (0.18181818181818182 + z * (
+        0.15384615384615385 + z * (0.13333333333333333 + z * (0.11764705882352941 + z * (0.10526315789473684 + z * (
+            0.09523809523809523 + z * (0.08695652173913043 + z * 0.08))))))))))
+    bh = 2.0 * s
+    mh = bh + t1
+    mlo = (t1 - (mh - bh)) + (2.0 * slo + (t1lo + (2.0 * z * slo + rser)))
+    # log|a| = kf ln2_hi + mh + (kf ln2_lo + mlo), ln2_hi has 32 significant bits so kf ln2_hi is exact
+    ah = kf * 6.93147180369123816490e-01
+    hi = ah + mh
+    bb = hi - ah
+    e1 = (ah - (hi - bb)) + (mh - bb)
+    lo = e1 + (kf * 1.90821492927058770002e-10 + mlo)
+    lh = hi + lo
+    ll = lo - (lh - hi)
+    # b * log|a| = p + pe
+    p = b * lh
+    pe = tl.math.fma(b, lh, -p) + b * ll
+    pe = tl.where(tl.abs(p) < 1000.0, pe, tl.full(p.shape, 0.0, tl.float64))
+    mag = tl.where(p > 709.0, (tl.math.exp(p - 1.0) * (1.0 + pe)) * 2.718281828459045, tl.math.exp(p) * (1.0 + pe))
+    # zero and infinite |a|, pow(|a|, +-inf)
+    mag = tl.where(ax == 0.0, tl.where(b < 0.0, float("inf"), tl.full(b.shape, 0.0, tl.float64)), mag)
+    mag = tl.where(ax == float("inf"), tl.where(b < 0.0, tl.full(b.shape, 0.0, tl.float64), float("inf")), mag)
+    binf = tl.abs(b) == float("inf")
+    mag = tl.where(binf & (ax < 1.0), tl.where(b > 0.0, tl.full(b.shape, 0.0, tl.float64), float("inf")), mag)
+    mag = tl.where(binf & (ax > 1.0), tl.where(b > 0.0, float("inf"), tl.full(b.shape, 0.0, tl.float64)), mag)
+    mag = tl.where(binf & (ax == 1.0), 1.0, mag)
+    # sign for a negative base: odd integer b flips, non-integer finite b is a domain error
+    odd = (tl.math.floor(b) == b) & ((b - 2.0 * tl.math.floor(0.5 * b)) == 1.0)
+    aneg = a.to(tl.int64, bitcast=True) < 0
+    r = tl.where(aneg & odd, -mag, mag)
+    r = tl.where((a < 0.0) & (ax != float("inf")) & (tl.math.floor(b) != b) & (tl.abs(b) != float("inf")), float("nan"), r)
+    # exact shortcuts
+    r = tl.where(b == 1.0, a, r)
+    r = tl.where(b == 2.0, a * a, r)
+    r = tl.where(b == -1.0, 1.0 / a, r)
+    r = tl.where((a != a) | (b != b), a + b, r)
+    r = tl.where((b == 0.0) | (a == 1.0), 1.0, r)
+    return r
