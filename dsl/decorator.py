@@ -182,7 +182,8 @@ class PointwiseFunction:
     def _launch(self, module, plan, spec):
         tensors = [plan.kernel_values[p.name] for p in spec.params if p.is_tensor]
         tensors += [o.tensor for o in plan.outputs]
-        scalars = [plan.kernel_values[p.name] for p in spec.params if not p.is_tensor]
+        scalars = [int(v) if isinstance(v, bool) else v
+                   for v in (plan.kernel_values[p.name] for p in spec.params if not p.is_tensor)]
         strides = [tuple(o.strides) for o, p in zip(plan.inputs, [p for p in spec.params if p.is_tensor])
                    if spec.has_strides(p)]
         strides += [tuple(o.strides) for o in plan.outputs]

@@ -40,6 +40,9 @@ FRONTEND = [
 ]
 
 
+_SCALAR_TYPES = {"float": float, "int": int, "bool": bool}
+
+
 def make_context(fn, helper_stack=()) -> tuple[ast.FunctionDef, FrontendContext]:
     tree, filename = parse_function(fn)
     closure = {}
@@ -54,8 +57,9 @@ def make_context(fn, helper_stack=()) -> tuple[ast.FunctionDef, FrontendContext]
                           closure=closure, helper_stack=helper_stack, first_line=tree.lineno)
     ctx.params = list(signature.parameters)
     for param in signature.parameters.values():
-        if param.annotation in (float, int, bool):
-            ctx.scalar_annotations[param.name] = param.annotation
+        annotation = _SCALAR_TYPES.get(param.annotation, param.annotation)  # "float" under PEP 563
+        if annotation in (float, int, bool):
+            ctx.scalar_annotations[param.name] = annotation
         if param.default is not inspect.Parameter.empty:
             ctx.defaults[param.name] = param.default
     return tree, ctx
@@ -91,5 +95,5 @@ def generate_module(ctx: FrontendContext, spec: Specialization, version: str) ->
     tree = InferTypes(ctx, spec).run(tree)
     body = LowerToTriton(ctx, spec, names).run(tree)
     kernel, kernel_args = BuildKernel(ctx, spec, names).run(body)
-    module = BuildModule(ctx, spec, version).run(kernel, kernel_args, body.helpers)
+    module = BuildModule(ctx, spec, version).run(kernel, kernel_args)
     return render(module)

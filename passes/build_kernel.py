@@ -16,7 +16,8 @@ from tritonize.passes.type_rules import compute_dtype, dtype_name, triton_dtype
 # names the generated module defines at top level; user variables are renamed around them
 MODULE_NAMES = {"tl", "triton", "libdevice", "InterpretedFunction", "launch", "math"}
 
-_SCALAR_ANNOTATION = {torch.float64: "tl.float64", torch.int64: "tl.int64", torch.bool: "tl.int1"}
+# Python bools travel as ints: Triton 3.6's interpreter cannot take a bool argument
+_SCALAR_ANNOTATION = {torch.float64: "tl.float64", torch.int64: "tl.int64", torch.bool: "tl.int64"}
 
 
 class KernelArgs(NamedTuple):
@@ -81,12 +82,15 @@ class BuildKernel:
             vtype = next(p.vtype for p in spec.params if p.name == param)
             # Python numbers keep full width (float64/int64), as Python computes with them
             shape = expr("[BLOCK]") if spec.scalars_as_blocks else expr("[]")
-            statements.append(assign(param, expr("tl.full(shape, v, D)", shape=shape, v=name(arg),
-                                                 D=expr(triton_dtype(vtype.dtype)))))
+            if vtype.dtype == torch.bool:
+                value = expr("tl.full(shape, v, tl.int64) != 0", shape=shape, v=name(arg))
+            else:
+                value = expr("tl.full(shape, v, D)", shape=shape, v=name(arg), D=expr(triton_dtype(vtype.dtype)))
+            statements.append(assign(param, value))
 
         statements += body.statements
         for (out, pointer, strides), value, dtype in zip(outputs, body.outputs, spec.out_dtypes):
-            stored = cast_value(value, dtype)
+            stored = cast_value(value, dtype, scalars_as_blocks=spec.scalars_as_blocks)
             statements.append(stmt("tl.store(p, v, mask=m)", p=self.address(pointer, strides, index), v=stored,
                                    m=name(mask)))
 

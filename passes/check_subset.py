@@ -95,6 +95,8 @@ class CheckSubset(ast.NodeVisitor):
     def visit_Assign(self, node):
         for target in node.targets:
             self.check_target(target)
+        if isinstance(node.value, ast.Tuple) and not all(isinstance(t, ast.Tuple) for t in node.targets):
+            self.visit_Tuple(node.value)  # `y = (x, x)`: a tuple is not a value
         self.visit_value_or_tuple(node.value)
 
     def visit_AugAssign(self, node):

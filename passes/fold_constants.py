@@ -52,6 +52,9 @@ class FoldConstants(ast.NodeTransformer):
                     and _is_straight_line(tree)):
                 self.known[statement.targets[0].id] = statement.value
                 continue
+            for node in ast.walk(statement):  # a name bound anew is no longer that literal
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                    self.known.pop(node.id, None)
             body.append(statement)
         tree.body = body
         return tree

@@ -83,14 +83,14 @@ class InferTypes(ast.NodeVisitor):
                 kinds = "integer" if shift else "integer or bool"
                 self.fail(node, f"`{symbol(op)}` needs {kinds} operands, got {left} and {right}")
             return operands
+        if isinstance(op, ast.Div):
+            node.tz_operands = to_float(operands)
+            return node.tz_operands
         if dtype == torch.bool:
             if isinstance(op, (ast.Add, ast.Mult)):
                 return operands  # torch: bool + bool is `or`, bool * bool is `and`
             self.fail(node, f"`{symbol(op)}` on two bool tensors is not supported (as in torch); "
                             f"convert with int() first")
-        if isinstance(op, ast.Div):
-            node.tz_operands = to_float(operands)
-            return node.tz_operands
         if isinstance(op, ast.Pow) and is_int(dtype) and _is_negative_constant(node.right):
             node.tz_operands = to_float(operands)  # Python: 2 ** -1 == 0.5
             return node.tz_operands

@@ -65,7 +65,7 @@ class InlineHelpers(ast.NodeTransformer):
         from tritonize.passes import run_frontend  # the pipeline is defined in the package
 
         if helper in self.ctx.helper_stack or helper is self.ctx.fn:
-            chain = " -> ".join(f.__name__ for f in self.ctx.helper_stack + (helper,))
+            chain = " -> ".join(f.__name__ for f in self.ctx.helper_stack + (self.ctx.fn, helper))
             raise RecursiveHelper(f"recursive helper calls cannot be inlined: {chain}", self.ctx.location(node))
         body, ret, helper_ctx = run_frontend(helper, self.ctx.helper_stack + (self.ctx.fn,))
         self.ctx.helper_sources[helper.__qualname__] = helper_ctx.filename
@@ -78,8 +78,9 @@ class InlineHelpers(ast.NodeTransformer):
         renamer = _Rename(mapping)
         self.pending.extend(renamer.visit(copy.deepcopy(s)) for s in body)
         values = [renamer.visit(copy.deepcopy(v)) for v in ret]
+        # the values keep the helper's own locations, so errors point into the helper
         if len(values) == 1:
-            return ast.copy_location(values[0], node)
+            return values[0]
         return ast.copy_location(ast.Tuple(elts=values, ctx=ast.Load()), node)
 
     def bind_arguments(self, node: ast.Call, helper, helper_ctx) -> dict:

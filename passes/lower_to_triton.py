@@ -37,7 +37,6 @@ class Lowered(NamedTuple):
 class KernelBody(NamedTuple):
     statements: list
     outputs: list  # Lowered, one per output
-    helpers: set  # names of portable_* functions the body calls
 
 
 def _wrap_int(value: int, dtype: torch.dtype) -> int:
@@ -47,17 +46,23 @@ def _wrap_int(value: int, dtype: torch.dtype) -> int:
     return (value - low) % (high - low) + low
 
 
-def cast_value(value: Lowered, dtype: torch.dtype, bare_literal_ok: bool = False) -> ast.expr:
+def cast_value(value: Lowered, dtype: torch.dtype, bare_literal_ok: bool = False,
+               scalars_as_blocks: bool = False) -> ast.expr:
     """`value` converted to `dtype`; a literal stays bare only where Triton keeps `dtype`."""
     if value.is_literal:
         literal = _literal_as(value.value, dtype)
         if bare_literal_ok and _literal_is_exact(literal, dtype):
             return constant(literal)
-        return expr("tl.full([], v, D)", v=constant(literal), D=expr(triton_dtype(dtype)))
+        shape = expr("[BLOCK]") if scalars_as_blocks else expr("[]")  # see Specialization.scalars_as_blocks
+        return expr("tl.full(shape, v, D)", shape=shape, v=constant(literal), D=expr(triton_dtype(dtype)))
     if value.dtype == dtype:
         return value.node
     if dtype == torch.bool:
         return expr("v != 0", v=value.node)
+    if dtype == torch.bfloat16 and scalars_as_blocks and value.dtype in (torch.float32, torch.float64):
+        # Triton's interpreter truncates float32 -> bfloat16; the GPU rounds to nearest even
+        source = value.node if value.dtype == torch.float32 else expr("v.to(tl.float32)", v=value.node)
+        return expr("portable_round_to_bfloat16(v)", v=source)
     return expr("v.to(D)", v=value.node, D=expr(triton_dtype(dtype)))
 
 
@@ -75,6 +80,10 @@ def _literal_is_exact(value, dtype) -> bool:
         finite = value == value and abs(value) != float("inf")
         return finite and (dtype == torch.float64 or abs(value) <= _FLOAT32_MAX)
     return True
+
+
+def _elements(value):
+    return value.elts if isinstance(value, ast.Tuple) else [value]
 
 
 class LowerToTriton:
@@ -97,7 +106,16 @@ class LowerToTriton:
         return vt.dtype if vt.is_python else compute_dtype(vt.dtype, self.spec.opmath)
 
     def cast(self, value: Lowered, dtype: torch.dtype, bare_literal_ok: bool = False) -> ast.expr:
-        return cast_value(value, dtype, bare_literal_ok)
+        result = cast_value(value, dtype, bare_literal_ok, self.spec.scalars_as_blocks)
+        if isinstance(value.node, ast.Name) and result is not value.node and not value.is_literal:
+            # the same named value converted twice is converted once
+            key = (value.node.id, dtype)
+            if key not in self.casts:
+                temp = self.names.fresh(value.node.id)
+                self.statements.append(ast.Assign(targets=[name(temp, store=True)], value=result))
+                self.casts[key] = temp
+            return name(self.casts[key])
+        return result
 
     def operands(self, values, dtype):
         bare = any(not v.is_literal for v in values)
@@ -128,13 +146,13 @@ class LowerToTriton:
 
     def run(self, tree: ast.FunctionDef) -> KernelBody:
         self.statements: list[ast.stmt] = []
+        self.casts: dict[tuple, str] = {}
         last_line = None
         outputs = []
         for statement in tree.body:
             line = getattr(statement, "lineno", None)
-            computes = isinstance(statement, ast.Assign) or any(
-                not isinstance(v, (ast.Name, ast.Constant)) for v in ast.walk(statement.value) if v is not statement.value
-            ) or not isinstance(statement.value, (ast.Name, ast.Constant, ast.Tuple))
+            computes = isinstance(statement, ast.Assign) or not all(
+                isinstance(v, (ast.Name, ast.Constant)) for v in _elements(statement.value))
             if line is not None and line != last_line and computes:
                 last_line = line
                 text = self.source_line(statement)
@@ -151,11 +169,7 @@ class LowerToTriton:
             else:
                 values = statement.value.elts if isinstance(statement.value, ast.Tuple) else [statement.value]
                 outputs = [self.lower(v) for v in values]
-        helpers = {n.id for s in self.statements for n in ast.walk(s)
-                   if isinstance(n, ast.Name) and n.id.startswith("portable_")}
-        for output in outputs:
-            helpers |= {n.id for n in ast.walk(output.node) if isinstance(n, ast.Name) and n.id.startswith("portable_")}
-        return KernelBody(self.statements, outputs, helpers)
+        return KernelBody(self.statements, outputs)
 
     def source_line(self, statement) -> str:
         location = self.ctx.location(statement)
@@ -193,6 +207,9 @@ class LowerToTriton:
             return self.result(node, value, dtype)
         if isinstance(node.op, ast.Invert) and dtype == torch.bool:
             return self.result(node, expr("v == 0", v=value), dtype)  # torch: ~bool is logical not
+        if isinstance(node.op, ast.USub) and is_float(dtype):
+            # Triton lowers -x to 0 - x, which turns -0.0 into +0.0; a product by -1 flips the sign
+            return self.result(node, expr("v * -1.0", v=value), dtype)
         return self.result(node, ast.UnaryOp(op=node.op, operand=value), dtype)
 
     def lower_BinOp(self, node):
@@ -235,7 +252,7 @@ class LowerToTriton:
             return expr("q - ((r != 0) & ((r < 0) != (b < 0))).to(D)", q=quotient, r=rem, b=b,
                         D=expr(triton_dtype(dtype)))
         # torch's div_floor_floating (c10/util/generic_math.h), which Python's float // matches
-        mod = self.hoist(Lowered(expr("a % b", a=a, b=b), None, dtype), "mod").node
+        mod = self.hoist(Lowered(self.fmod(a, b), None, dtype), "mod").node
         div = self.hoist(Lowered(expr("(a - mod) / b", a=a, b=b, mod=mod), None, dtype), "div").node
         div = self.hoist(Lowered(expr("tl.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)",
                                       mod=mod, b=b, div=div), None, dtype), "div").node
@@ -245,15 +262,23 @@ class LowerToTriton:
         return expr("tl.where(b == 0, a / b, tl.where(div != 0, fl, z))", a=a, b=b, div=div, fl=floor, z=zero)
 
     def copysign_zero(self, sign_source, dtype):
-        bits = {torch.float64: "tl.int64", torch.float32: "tl.int32", torch.float16: "tl.int16",
-                torch.bfloat16: "tl.int16"}[dtype]
-        return expr("tl.where(v.to(I, bitcast=True) < 0, -0.0, 0.0).to(D)", v=sign_source, I=expr(bits),
-                    D=expr(triton_dtype(dtype)))
+        """A zero with the sign bit of `sign_source`, made from bits (a literal -0.0 can fold to 0.0)."""
+        width = {torch.float64: 64, torch.float32: 32, torch.float16: 16, torch.bfloat16: 16}[dtype]
+        return expr("(v.to(I, bitcast=True) & m).to(D, bitcast=True)", v=sign_source, I=expr(f"tl.int{width}"),
+                    m=constant(-2**(width - 1)), D=expr(triton_dtype(dtype)))
+
+    def fmod(self, a, b):
+        """C's fmod. Triton's float `%` is fmod in the interpreter but inexact on the GPU
+        (inf % inf gave inf under triton 3.6), so CUDA calls libdevice as torch does."""
+        if self.spec.portable_math:
+            return expr("a % b", a=a, b=b)
+        return expr("libdevice.fmod(a, b)", a=a, b=b)
 
     def remainder(self, left, right, dtype):
         a = self.hoisted(left, dtype, "a")
         b = self.hoisted(right, dtype, "b")
-        rem = self.hoist(Lowered(expr("a % b", a=a, b=b), None, dtype), "r").node
+        rem = self.hoist(Lowered(self.fmod(a, b) if is_float(dtype) else expr("a % b", a=a, b=b), None, dtype),
+                         "r").node
         if dtype == torch.uint8:
             return rem
         # Triton's % takes the dividend's sign (C fmod); torch.remainder takes the divisor's
@@ -270,7 +295,7 @@ class LowerToTriton:
 
     def power_by_constant(self, base, exponent, dtype):
         if float(exponent) == 0.0:
-            return expr("tl.full([], 1, D)", D=expr(triton_dtype(dtype)))  # x ** 0 == 1, nan too
+            return self.cast(Lowered(None, None, None, 1), dtype)  # x ** 0 == 1, nan too
         if is_float(dtype):
             if exponent == 0.5:
                 return self.math("sqrt", [base], dtype)
@@ -292,7 +317,7 @@ class LowerToTriton:
         e = self.hoisted(exponent, dtype, "e")
         result, square, bits = self.names.fresh("p"), self.names.fresh("sq"), self.names.fresh("bits")
         self.statements += [
-            ast.Assign(targets=[name(result, store=True)], value=expr("tl.full([], 1, D)", D=expr(triton_dtype(dtype)))),
+            ast.Assign(targets=[name(result, store=True)], value=self.cast(Lowered(None, None, None, 1), dtype)),
             ast.Assign(targets=[name(square, store=True)], value=b),
             ast.Assign(targets=[name(bits, store=True)], value=e),
             ast.For(target=name("_", store=True), iter=expr("tl.static_range(n)", n=constant(BIT_WIDTH[dtype])),
@@ -403,7 +428,8 @@ class LowerToTriton:
         arg_dtypes = [work] * len(args)
         if entry.kind == "ldexp":
             arg_dtypes[1] = torch.int64 if self.spec.portable_math else torch.int32
-        values = [self.hoisted(a, d, "v") for a, d in zip(args, arg_dtypes)]
+        values = [self.hoisted(a, d, "v") if template.count(p) > 1 else self.cast(a, d)
+                  for a, d, p in zip(args, arg_dtypes, "ab")]
         result = expr(template, **dict(zip("ab", values)))
         if work != dtype:
             result = expr("v.to(D)", v=result, D=expr(triton_dtype(dtype)))

@@ -71,6 +71,10 @@ class ResolveNames(ast.NodeTransformer):
             f"constants, and call math.*, abs/min/max/float/int/bool and scalar functions",
             self.ctx.location(node))
 
+    def visit_AnnAssign(self, node: ast.AnnAssign):
+        node.value = self.visit(node.value)  # the annotation is documentation, not a value
+        return node
+
     def visit_Attribute(self, node: ast.Attribute):
         base = node.value
         module = None if base.id in self.locals else self.lookup(base)

@@ -204,6 +204,8 @@ def test_output_layout_follows_inputs(data, device):
     b = data.draw(laid_out(make_values(shape, torch.float32, generator), device))
     got = COMPILED["arith"](a, b)
     expected = arith(a, b)
-    if got.numel() > 1:
-        assert got.stride() == expected.stride(), f"{got.stride()} vs torch {expected.stride()}"
+    if got.numel() > 1:  # the strides of size-1 dims mean nothing; compare the rest
+        ours = [s for s, n in zip(got.stride(), got.shape) if n > 1]
+        theirs = [s for s, n in zip(expected.stride(), expected.shape) if n > 1]
+        assert ours == theirs, f"{got.stride()} vs torch {expected.stride()} for shape {tuple(got.shape)}"
     torch.testing.assert_close(got, expected, rtol=1.3e-6, atol=1e-5)

@@ -1,0 +1,48 @@
+"""Golden generated modules: unary, broadcast binary, if/else, helper, two outputs.
+
+Refresh after an intended change with `TRITONIZE_UPDATE_GOLDEN=1 python -m pytest tests/test_golden.py`
+and read the diff. Generated for CUDA (libdevice), so the files show what a GPU runs; the
+source path in each header is reduced to the file name.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from pathlib import Path
+
+import pytest
+import torch
+
+import golden_functions as g
+from tritonize import pointwise
+from tritonize.passes import generate_module
+
+GOLDEN = Path(__file__).parent / "golden"
+
+CASES = {
+    "unary": (g.unary, lambda: (torch.randn(4, 5),)),
+    "broadcast_binary": (g.broadcast_binary, lambda: (torch.randn(4, 5), torch.randn(5))),
+    "if_else": (g.if_else, lambda: (torch.randn(6).half(), 2.0)),
+    "helper": (g.helper, lambda: (torch.randn(3, 4).t(), torch.randn(4, 3))),
+    "two_outputs": (g.two_outputs, lambda: (torch.randint(-9, 9, (8,), dtype=torch.int32), 3)),
+}
+
+
+def generated(name) -> str:
+    fn, make_args = CASES[name]
+    compiled = pointwise(fn)
+    _, spec = compiled.plan(make_args(), {}, None)
+    spec = dataclasses.replace(spec, device_type="cuda")
+    source = generate_module(compiled._ctx, spec, "GOLDEN")
+    return re.sub(r"(# source: )\S*/", r"\1", source)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_golden_module(name):
+    path = GOLDEN / f"{name}.py"
+    source = generated(name)
+    if os.environ.get("TRITONIZE_UPDATE_GOLDEN"):
+        path.write_text(source)
+    assert path.exists(), f"no golden file {path}; run with TRITONIZE_UPDATE_GOLDEN=1"
+    assert source == path.read_text()

@@ -1,0 +1,204 @@
+"""The runtime: coalescing, index width, layouts, 0-d and empty tensors, out=, aliasing,
+the on-disk cache, source comments, functions defined in notebooks and redefined."""
+from __future__ import annotations
+
+import dataclasses
+import linecache
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import torch
+
+import tritonize
+from tritonize import call, pointwise
+
+
+@pointwise
+def axpy(a, x, y):
+    return a * x + y
+
+
+@pointwise
+def add(x, y):
+    return x + y
+
+
+def math_sin(v):
+    import_free = v - v * v * v / 6.0  # a plain helper: inlined
+    return import_free
+
+
+@pointwise
+def sincos(x):
+    return math_sin(x), x * 2
+
+
+def _spec(fn, *args):
+    return fn.plan(args, {}, None)[1]
+
+
+def test_contiguous_dims_coalesce_to_rank_1(device):
+    x = torch.randn(2, 3, 4, 5, device=device)
+    assert _spec(add, x, x).rank == 1
+    torch.testing.assert_close(add(x, x), x + x)
+
+
+def test_transposed_and_contiguous_stay_rank_2(device):
+    a = torch.randn(6, 5, device=device)
+    b = torch.randn(5, 6, device=device)
+    assert _spec(add, a.t(), b).rank == 2
+    torch.testing.assert_close(add(a.t(), b), a.t() + b)
+
+
+def test_size_one_dims_dropped_and_broadcast_row(device):
+    x = torch.randn(4, 1, 6, device=device)
+    row = torch.randn(6, device=device)
+    assert _spec(add, x, row).rank == 1 or _spec(add, x, row).rank == 2
+    torch.testing.assert_close(add(x, row), x + row)
+    assert _spec(add, torch.randn(1, 1, 7, device=device), torch.randn(7, device=device)).rank == 1
+
+
+def test_all_transposed_output_is_transposed_and_rank_1(device):
+    a = torch.randn(5, 7, device=device).t()
+    b = torch.randn(5, 7, device=device).t()
+    out = add(a, b)
+    assert out.stride() == (a + b).stride() == (1, 7)
+    assert _spec(add, a, b).rank == 1
+
+
+def test_zero_dim_empty_and_scalars(device):
+    x0 = torch.tensor(2.5, device=device)
+    assert add(x0, x0).shape == ()
+    assert add(x0, x0).item() == 5.0
+    empty = torch.empty(0, 3, device=device)
+    out = add(empty, 1.0)
+    assert out.shape == (0, 3) and out.device.type == device
+    assert add(2, 3).item() == 5 and add(2, 3).dtype == torch.int64
+    assert add(2.5, True).dtype == torch.float32  # a Python float result: the default dtype
+    x = torch.randn(3, device=device)
+    torch.testing.assert_close(axpy(x0, x, 1.0), x0 * x + 1.0)
+
+
+def test_int64_indexing_is_correct_too(device):
+    """The int64 path runs wherever an offset needs it; forced here on a small tensor."""
+    x = torch.randn(3, 4, device=device).t()
+    plan, spec = add.plan((x, x), {}, None)
+    assert spec.index_dtype == torch.int32
+    spec = dataclasses.replace(spec, index_dtype=torch.int64)
+    module, path = add.module_for(spec)
+    assert "pid.to(tl.int64)" in path.read_text()
+    add._launch(module, plan, spec)
+    torch.testing.assert_close(plan.outputs[0].tensor, x + x)
+
+
+def test_index_width_choice():
+    assert call.fits_int32([2**20], [[1], [1]], 1024)
+    assert not call.fits_int32([2**31], [[1]], 1024)  # more tasks than int32 counts
+    assert not call.fits_int32([3, 2**20], [[2**30, 1]], 1024)  # an offset past 2**31
+    assert call.fits_int32([3, 2**20], [[-2**20, 1]], 1024)  # negative strides count by size
+    assert not call.fits_int32([2**16, 2**16], [[1, 2**16], [2**16, 1]], 1024)
+
+
+def test_out_non_contiguous_and_upcast(device):
+    x = torch.randn(4, 6, device=device)
+    out = torch.full((6, 4), -7.0, dtype=torch.float64, device=device).t()
+    result = add(x, x, out=out)
+    assert result is out
+    torch.testing.assert_close(out, (x + x).double())
+
+
+def test_in_place_alias(device):
+    x = torch.randn(5, 3, device=device)
+    y = torch.randn(3, device=device)
+    expected = x + y
+    add(x, y, out=x)
+    torch.testing.assert_close(x, expected)
+
+
+def test_two_outputs_with_out_tuple(device):
+    x = torch.randn(9, device=device)
+    a, b = torch.empty(9, device=device), torch.empty(9, device=device)
+    ra, rb = sincos(x, out=(a, b))
+    assert ra is a and rb is b
+    torch.testing.assert_close(a, x - x * x * x / 6.0)
+    torch.testing.assert_close(b, x * 2)
+
+
+def test_cache_file_name_location_and_comments(device):
+    x = torch.randn(3, 4, device=device)
+    path = add.source_path(x, x)
+    assert path.parent == tritonize.cache_dir()
+    assert path.name.startswith("add_rank1_f32") and path.suffix == ".py"
+    text = path.read_text()
+    line = add.scalar_function.__code__.co_firstlineno + 2  # the decorator, the def, the return
+    assert f"# src[test_runtime.py:{line}]: return x + y" in text
+    assert "def launch(" in text and "@triton.jit" in text
+
+
+def test_cache_dir_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("TRITONIZE_CACHE_DIR", str(tmp_path / "explicit"))
+    assert tritonize.cache_dir() == tmp_path / "explicit"
+    monkeypatch.delenv("TRITONIZE_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert tritonize.cache_dir() == tmp_path / "xdg" / "tritonize"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert tritonize.cache_dir() == tmp_path / "home" / ".cache" / "tritonize"
+
+
+def test_corrupted_cache_file_is_rewritten(device):
+    x = torch.randn(5, device=device)
+    path = axpy.source_path(2.0, x, x)
+    good = path.read_text()
+    path.write_text(good[: len(good) // 2])  # truncated by a crash, say
+    again = tritonize.cache.write_module(path.stem.rsplit("_", 1)[0], good)
+    assert again == path and path.read_text() == good
+
+
+NEXT_PROCESS = textwrap.dedent("""
+    import sys, torch, tritonize
+    sys.path.insert(0, {tests!r})
+    from test_runtime import add
+    x = torch.arange(6.0, device={device!r})
+    assert torch.equal(add(x, x), x + x)
+    print(add.source_path(x, x))
+""")
+
+
+def test_next_process_reuses_the_cached_module(device, tmp_path):
+    env = dict(os.environ, TRITONIZE_CACHE_DIR=str(tmp_path))
+    script = NEXT_PROCESS.format(tests=os.path.dirname(__file__), device=device)
+    first = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    path = first.stdout.strip().splitlines()[-1]
+    mtime = os.stat(path).st_mtime_ns
+    second = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    assert second.stdout.strip().splitlines()[-1] == path
+    assert os.stat(path).st_mtime_ns == mtime  # read, not rewritten
+    assert len(os.listdir(tmp_path)) == 1
+
+
+def _define_in_cell(source: str, filename: str, namespace: dict):
+    """What IPython does with a cell: the source lives in linecache, not in a file."""
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), namespace)
+
+
+def test_function_defined_in_a_notebook_cell_and_redefined(device):
+    namespace = {"pointwise": pointwise}
+    _define_in_cell("@pointwise\ndef cell_fn(x):\n    return x * 3\n", "<ipython-input-1>", namespace)
+    x = torch.arange(4.0, device=device)
+    assert torch.equal(namespace["cell_fn"](x), x * 3)
+    _define_in_cell("@pointwise\ndef cell_fn(x):\n    return x - 1\n", "<ipython-input-2>", namespace)
+    assert torch.equal(namespace["cell_fn"](x), x - 1)
+
+
+def test_mixed_devices_are_refused():
+    if not torch.cuda.is_available():
+        pytest.skip("needs a GPU; the CPU-only refusal (meta tensors) is in test_errors.py")
+    with pytest.raises(tritonize.DeviceError, match="'x' on cpu"):
+        add(torch.ones(3), torch.ones(3, device="cuda"))
+    # a 0-d CPU tensor may join CUDA tensors, as in torch
+    torch.testing.assert_close(add(torch.tensor(2.0), torch.ones(3, device="cuda")), torch.full((3,), 3.0, device="cuda"))

@@ -1,0 +1,257 @@
+"""Python and PyTorch semantics where raw Triton differs: floor `//` and `%`, true division,
+`**`, shifts, promotion over every dtype pair, weak scalars, float64 scalars, opmath."""
+from __future__ import annotations
+
+import itertools
+import math
+
+import pytest
+import torch
+
+from tritonize import Promotion, pointwise
+
+DTYPES = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
+          torch.float16, torch.bfloat16, torch.float32, torch.float64]
+
+
+@pointwise
+def floordiv(a, b):
+    return a // b
+
+
+@pointwise
+def remainder(a, b):
+    return a % b
+
+
+@pointwise
+def truediv(a, b):
+    return a / b
+
+
+@pointwise
+def power(a, b):
+    return a ** b
+
+
+@pointwise
+def shifts(a, b):
+    return a << b, a >> b
+
+
+@pointwise
+def add(a, b):
+    return a + b
+
+
+@pointwise
+def less(a, b):
+    return a < b
+
+
+@pointwise(promotion="int_to_float")
+def half_of(a):
+    return a / 2
+
+
+@pointwise(promotion=["always_bool", Promotion("default", over=("a", "b"))])
+def where_like(cond, a, b):
+    return cond, a if cond else b
+
+
+def _bitwise_equal(got, expected):
+    assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
+    assert got.shape == expected.shape
+    if got.is_floating_point():
+        same = (got == expected) | (got.isnan() & expected.isnan())
+        assert bool(same.all()), f"\n{got}\n{expected}"
+        zeros = expected == 0
+        assert torch.equal(torch.signbit(got[zeros]), torch.signbit(expected[zeros])), "signed zeros differ"
+    else:
+        assert torch.equal(got, expected), f"\n{got}\n{expected}"
+
+
+INT_PAIRS = torch.tensor([[7, 2], [-7, 2], [7, -2], [-7, -2], [6, 3], [-6, 3], [0, 5], [0, -5], [1, -1],
+                          [-2**31, 3], [2**31 - 1, -4], [5, 7], [-5, 7], [5, -7]])
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.int16, torch.int32, torch.int64])
+def test_integer_floor_division_and_remainder_match_torch(dtype, device):
+    pairs = INT_PAIRS.clamp(torch.iinfo(dtype).min, torch.iinfo(dtype).max).to(dtype).to(device)
+    pairs = pairs[pairs[:, 1] != 0]
+    a, b = pairs[:, 0], pairs[:, 1]
+    _bitwise_equal(floordiv(a, b), torch.floor_divide(a, b))
+    _bitwise_equal(remainder(a, b), torch.remainder(a, b))
+
+
+def test_uint8_division(device):
+    a = torch.tensor([7, 200, 0, 255], dtype=torch.uint8, device=device)
+    b = torch.tensor([2, 7, 3, 16], dtype=torch.uint8, device=device)
+    _bitwise_equal(floordiv(a, b), torch.floor_divide(a, b))
+    _bitwise_equal(remainder(a, b), torch.remainder(a, b))
+
+
+SPECIAL = [0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 7.0, -7.0, 1e-30, -1e-30, 1e30, float("inf"), float("-inf"), float("nan"),
+           0.3, 5.0, -0.75]
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64])
+def test_float_floor_division_and_remainder_match_torch(dtype, device):
+    grid = torch.tensor(list(itertools.product(SPECIAL, SPECIAL)), dtype=dtype, device=device)
+    a, b = grid[:, 0], grid[:, 1]
+    _bitwise_equal(floordiv(a, b), torch.floor_divide(a, b))
+    expected = torch.remainder(a, b)
+    got = remainder(a, b)
+    # torch's CPU and CUDA kernels differ on the sign of a zero remainder; compare values
+    assert torch.equal(got.isnan(), expected.isnan())
+    assert torch.equal(got[~got.isnan()], expected[~expected.isnan()])
+
+
+def test_python_numbers_floor_like_python():
+    for x, y in [(7, 2), (-7, 2), (7, -2), (-7.5, 2), (7.5, -2.0), (-0.0, 3.0)]:
+        assert floordiv(x, y).item() == x // y
+        assert remainder(x, y).item() == x % y
+
+
+def test_true_division_is_correctly_rounded(device):
+    generator = torch.Generator().manual_seed(0)
+    a = torch.randn(4096, generator=generator).to(device) * 100
+    b = torch.randn(4096, generator=generator).to(device)
+    _bitwise_equal(truediv(a, b), a / b)
+    ints = torch.randint(-50, 50, (256,), generator=generator)
+    # int / int is float32, as in torch; torch's CUDA kernel multiplies by the reciprocal of a
+    # scalar divisor (an ulp off), so the correctly rounded CPU result is the reference
+    _bitwise_equal(truediv(ints.to(device), 7).cpu(), ints / 7)
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.int32, torch.int64])
+def test_integer_power_with_tensor_exponent_matches_torch(dtype, device):
+    base = torch.tensor([2, -3, 1, -1, 0, 5, -2, 3, 7], dtype=dtype, device=device)
+    exponent = torch.tensor([3, 3, -4, -3, 0, 2, -1, 4, 9], dtype=dtype, device=device)
+    _bitwise_equal(power(base, exponent), torch.pow(base, exponent))
+
+
+@pytest.mark.parametrize("exponent", [0, 1, 2, 3, 4, 0.5, -1, -2, -0.5, 1.5])
+def test_power_by_literal_exponents_matches_torch_special_cases(exponent, device):
+    @pointwise
+    def by_constant(x):
+        return x ** exponent  # a closure constant: a literal to the compiler
+
+    x = torch.tensor([0.5, -1.5, 2.0, 0.0, -0.0, 3.0, float("inf"), float("nan")], device=device)
+    if exponent in (0.5, -0.5, 1.5):  # sqrt, rsqrt, pow: vendor functions may differ by an ulp
+        torch.testing.assert_close(by_constant(x), torch.pow(x, exponent), equal_nan=True)
+    else:
+        _bitwise_equal(by_constant(x), torch.pow(x, exponent))
+
+
+def test_power_integer_constants(device):
+    ints = torch.tensor([2, -3, 5], device=device)
+    _bitwise_equal(power(ints, 3), torch.pow(ints, 3))
+
+    @pointwise
+    def inverse(x):
+        return x ** -1  # Python: 2 ** -1 == 0.5 (torch refuses negative integer powers)
+
+    _bitwise_equal(inverse(ints), 1.0 / ints)
+    assert power(2, -1).item() == 0  # a runtime exponent: torch's integer rule
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.int32, torch.int64, torch.uint8])
+def test_shifts_past_the_width_match_torch(dtype, device):
+    a = torch.tensor([1, 5, 100, 3, 127, 1, 9], dtype=dtype, device=device)
+    if dtype != torch.uint8:
+        a[1] = -5
+    b = torch.tensor([0, 1, 3, 7, 8, 63, 31], dtype=dtype, device=device).clamp(max=torch.iinfo(dtype).max)
+    left, right = shifts(a, b)
+    _bitwise_equal(left, torch.bitwise_left_shift(a, b))
+    _bitwise_equal(right, torch.bitwise_right_shift(a, b))
+
+
+def _sample(dtype, device, zero_dim=False):
+    values = torch.tensor([1, 0, 3] if not zero_dim else 2)
+    return values.to(dtype).to(device)
+
+
+@pytest.mark.parametrize("left, right", list(itertools.combinations_with_replacement(DTYPES, 2)))
+def test_promotion_parity_over_dtype_pairs(left, right, device):
+    a, b = _sample(left, device), _sample(right, device)
+    for x, y in [(a, b), (b, a)]:
+        expected = torch.add(x, y) if (x.dtype, y.dtype) != (torch.bool, torch.bool) else x | y
+        _bitwise_equal(add(x, y), expected)
+        _bitwise_equal(less(x, y), x < y)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("other", [2, 2.5, True, "0-d int64", "0-d float64"])
+def test_weak_scalars_and_zero_dim_tensors(dtype, other, device):
+    a = _sample(dtype, device)
+    if isinstance(other, str):
+        other = torch.tensor(2, dtype=torch.int64 if "int" in other else torch.float64, device=device)
+    expected = a + other if not (dtype == torch.bool and other is True) else a | other
+    got = add(a, other)
+    assert got.dtype == expected.dtype
+    torch.testing.assert_close(got, expected)
+
+
+def test_float64_scalars_keep_their_precision(device):
+    x = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, device=device)
+    tiny = 1e-12  # rounds to 0 relative to 1.0 in float32
+    _bitwise_equal(add(x, tiny), x + tiny)
+    _bitwise_equal(add(x, 0.1), x + 0.1)
+    # comparisons happen in float64 too (FlagGems compares in float32)
+    _bitwise_equal(less(x, 1.0 + 1e-12), x < 1.0 + 1e-12)
+
+
+def test_half_computes_in_float32_and_rounds_once(device):
+    @pointwise
+    def fma_like(x, y):
+        return x * y + x * 3.0 - y
+
+    generator = torch.Generator().manual_seed(1)
+    for dtype in (torch.float16, torch.bfloat16):
+        x = torch.randn(512, generator=generator).to(dtype).to(device)
+        y = torch.randn(512, generator=generator).to(dtype).to(device)
+        once = (x.float() * y.float() + x.float() * 3.0 - y.float()).to(dtype)
+        _bitwise_equal(fma_like(x, y), once)
+
+
+def test_explicit_promotion_kinds(device):
+    ints = torch.tensor([1, 2, 3], device=device)
+    assert half_of(ints).dtype == torch.float32
+    torch.testing.assert_close(half_of(ints), ints / 2)
+    cond = torch.tensor([1, 0, 1], dtype=torch.int32, device=device)
+    a = torch.tensor([1, 2, 3], dtype=torch.int8, device=device)
+    c, value = where_like(cond, a, 2.5)
+    assert c.dtype == torch.bool and value.dtype == torch.float32
+    _bitwise_equal(value, torch.where(cond.bool(), a, 2.5))
+
+
+def test_math_constants_and_int_arguments(device):
+    @pointwise
+    def circle(r):
+        return math.pi * r * r, math.exp(r)
+
+    r = torch.tensor([1, 2, 3], device=device)
+    area, grown = circle(r)
+    assert area.dtype == torch.float32 and grown.dtype == torch.float32  # int -> float32, as torch.exp
+    torch.testing.assert_close(area, math.pi * r * r)
+    torch.testing.assert_close(grown, torch.exp(r))
+
+
+def test_bool_arithmetic_follows_torch(device):
+    a = torch.tensor([True, True, False, False], device=device)
+    b = torch.tensor([True, False, True, False], device=device)
+    _bitwise_equal(add(a, b), a + b)  # logical or
+    assert add(True, True).item() == 2  # Python numbers: Python's int arithmetic
+
+
+def test_min_max_propagate_nan_like_torch(device):
+    @pointwise
+    def lo_hi(a, b):
+        return min(a, b), max(a, b, 0.0)
+
+    a = torch.tensor([1.0, float("nan"), -2.0, 3.0], device=device)
+    b = torch.tensor([float("nan"), 1.0, -3.0, 4.0], device=device)
+    lo, hi = lo_hi(a, b)
+    _bitwise_equal(lo, torch.minimum(a, b))
+    _bitwise_equal(hi, torch.maximum(torch.maximum(a, b), torch.zeros_like(a)))
