@@ -234,10 +234,16 @@ class LowerToTriton:
         return self.result(node, ast.BinOp(left=a, op=op, right=b))
 
     def true_divide(self, left, right, dtype):
+        if dtype == torch.float32:
+            return self.divide(self.cast(left, dtype), self.cast(right, dtype), dtype)
         a, b = self.operands([left, right], dtype)
+        return self.divide(a, b, dtype)
+
+    @staticmethod
+    def divide(a, b, dtype):
         if dtype == torch.float32:
             # `/` on float32 is not correctly rounded on NVIDIA GPUs; torch's division is
-            return expr("tl.math.div_rn(a, b)", a=self.cast(left, dtype), b=self.cast(right, dtype))
+            return expr("tl.math.div_rn(a, b)", a=a, b=b)
         return ast.BinOp(left=a, op=ast.Div(), right=b)
 
     def floor_divide(self, left, right, dtype):
@@ -253,7 +259,9 @@ class LowerToTriton:
                         D=expr(triton_dtype(dtype)))
         # torch's div_floor_floating (c10/util/generic_math.h), which Python's float // matches
         mod = self.hoist(Lowered(self.fmod(a, b), None, dtype), "mod").node
-        div = self.hoist(Lowered(expr("(a - mod) / b", a=a, b=b, mod=mod), None, dtype), "div").node
+        # correctly rounded: an ulp off here survives the floor (1e30 // 0.3 on the GPU)
+        exact = self.divide(expr("a - mod", a=a, mod=mod), b, dtype)
+        div = self.hoist(Lowered(exact, None, dtype), "div").node
         div = self.hoist(Lowered(expr("tl.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)",
                                       mod=mod, b=b, div=div), None, dtype), "div").node
         floor = self.hoist(Lowered(expr("tl.floor(div)", div=div), None, dtype), "fl").node
