@@ -10,7 +10,7 @@ import numpy
 import torch
 
 from tritonize import cache, call
-from tritonize.errors import ArgumentCountError, OutArgumentError, UnsupportedSyntax
+from tritonize.errors import ArgumentCountError, CallError, OutArgumentError, UnsupportedSyntax
 from tritonize.passes import ParamSpec, Specialization, generate_module, infer_output_types, run_frontend
 from tritonize.passes.type_rules import PYTHON, SHORT_NAMES
 from tritonize.promotion import normalize, output_dtype
@@ -41,6 +41,7 @@ class PointwiseFunction:
         self._signature = inspect.signature(fn)
         self._modules: dict[Specialization, tuple] = {}
         self._computed: dict[tuple, list] = {}
+        self._recipes: dict[tuple, LaunchRecipe] = {}
         self._lock = threading.Lock()
         functools.update_wrapper(self, fn)
 
@@ -50,12 +51,23 @@ class PointwiseFunction:
     # -- calling ------------------------------------------------------------------------------
 
     def __call__(self, *args, out=None, **kwargs):
+        if out is None and not kwargs and len(args) == len(self._params):
+            # the steady path: a call like an earlier one is a dict lookup and a launch
+            key = signature_key(args)
+            recipe = self._recipes.get(key)
+            if recipe is not None:
+                return recipe(args)
+            plan, spec = self.plan(args, kwargs, None)
+            recipe, outputs = self._launch_planned(plan, spec)
+            # a 0-d CPU tensor joining GPU tensors is moved on each call: such calls replan
+            if all(a.device == plan.device for a in args if isinstance(a, torch.Tensor)):
+                if len(self._recipes) >= MAX_RECIPES:
+                    self._recipes.clear()
+                self._recipes[key] = recipe
+            return recipe.finish(outputs)
         plan, spec = self.plan(args, kwargs, out)
-        if plan.numel > 0:
-            module, _ = self.module_for(spec)
-            self._launch(module, plan, spec)
-        outputs = tuple(o.tensor for o in plan.outputs)
-        return outputs[0] if self.num_outputs == 1 else outputs
+        recipe, outputs = self._launch_planned(plan, spec)
+        return recipe.finish(outputs)
 
     def source(self, *args, out=None, **kwargs) -> str:
         """The generated module (its text) that a call with these arguments runs."""
@@ -179,24 +191,90 @@ class PointwiseFunction:
             parts.append(spec.device_type)
         return "_".join(parts)
 
-    def _launch(self, module, plan, spec):
-        tensors = [plan.kernel_values[p.name] for p in spec.params if p.is_tensor]
-        tensors += [o.tensor for o in plan.outputs]
-        scalars = [int(v) if isinstance(v, bool) else v
-                   for v in (plan.kernel_values[p.name] for p in spec.params if not p.is_tensor)]
-        strides = [tuple(o.strides) for o, p in zip(plan.inputs, [p for p in spec.params if p.is_tensor])
-                   if spec.has_strides(p)]
+    def _launch_planned(self, plan, spec):
+        """Launch a planned call (its outputs are allocated or given); returns the recipe
+        that repeats it for arguments of the same signature, and the outputs."""
+        module = self.module_for(spec)[0] if plan.numel > 0 else None
+        tensor_params = [p for p in spec.params if p.is_tensor]
+        strides = [tuple(o.strides) for o, p in zip(plan.inputs, tensor_params) if spec.has_strides(p)]
         strides += [tuple(o.strides) for o in plan.outputs]
-        numel = plan.numel
         block = self._block(plan.device, plan.sizes)
-        grid = ((numel + block - 1) // block,)
-        if plan.device.type == "cuda":
-            with torch.cuda.device(plan.device):
-                module.launch(*tensors, *scalars, *strides, plan.sizes, numel, grid, block, CUDA_WARPS)
+        recipe = LaunchRecipe(
+            launch=module.launch if module is not None else None,
+            tensor_positions=tuple(self._params.index(p.name) for p in tensor_params),
+            scalar_positions=tuple(self._params.index(p.name) for p in spec.params if not p.is_tensor),
+            strides=tuple(strides), sizes=plan.sizes, numel=plan.numel,
+            grid=((plan.numel + block - 1) // block,), block=block, device=plan.device,
+            out_shape=plan.shape, out_strides=tuple(plan.outputs[0].tensor.stride()) if plan.outputs else (),
+            out_dtypes=spec.out_dtypes, single=self.num_outputs == 1,
+            scalar_types=tuple(self._ctx.scalar_annotations.get(p.name) for p in spec.params if not p.is_tensor),
+        )
+        outputs = [o.tensor for o in plan.outputs]
+        recipe.run([plan.kernel_values[p] for p in self._params], outputs)
+        return recipe, outputs
+
+
+MAX_RECIPES = 4096
+
+
+def signature_key(args) -> tuple:
+    """What a call's plan depends on: each tensor's dtype, shape, strides and device, and each
+    number's type. (Values of numbers and data pointers do not change the plan.)"""
+    return tuple((a.dtype, a.shape, a.stride(), a.device) if isinstance(a, torch.Tensor) else type(a)
+                 for a in args)
+
+
+class LaunchRecipe:
+    """A planned call with the arguments left out: allocate the outputs and launch."""
+
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
+        self.cuda = self.device.type == "cuda"
+        self.warps = CUDA_WARPS if self.cuda else 1
+
+    def __call__(self, args):
+        outputs = [torch.empty_strided(self.out_shape, self.out_strides, dtype=d, device=self.device)
+                   for d in self.out_dtypes]
+        self.run(args, outputs)
+        return self.finish(outputs)
+
+    def finish(self, outputs):
+        return outputs[0] if self.single else tuple(outputs)
+
+    def run(self, args, outputs):
+        if self.numel == 0:
+            return
+        tensors = [args[i] for i in self.tensor_positions]
+        scalars = [_kernel_scalar(args[i], kind) for i, kind in zip(self.scalar_positions, self.scalar_types)]
+        launch_args = (*tensors, *outputs, *scalars, *self.strides, self.sizes, self.numel, self.grid,
+                       self.block, self.warps)
+        if self.cuda:
+            if self.device.index == torch.cuda.current_device():
+                self.launch(*launch_args)
+            else:
+                with torch.cuda.device(self.device):
+                    self.launch(*launch_args)
         else:
             # masked-off lanes hold zeros in the interpreter; their 0/0 must not warn
             with _INTERPRETER_LOCK, numpy.errstate(all="ignore"):
-                module.launch(*tensors, *scalars, *strides, plan.sizes, numel, grid, block, 1)
+                self.launch(*launch_args)
+
+
+def _kernel_scalar(value, annotation):
+    """A Python number as the kernel takes it: converted to its parameter's annotation,
+    bools as ints (Triton 3.6's interpreter refuses bool arguments), ints within int64."""
+    if annotation is not None:
+        value = annotation(value)
+    kind = type(value)
+    if kind is float:
+        return value
+    if kind is int:
+        if not -2**63 <= value < 2**63:
+            raise CallError(f"the Python int {value} does not fit in int64")
+        return value
+    if kind is bool:
+        return int(value)
+    return _kernel_scalar(call.classify("argument", value)[1], None)  # numpy scalars and such
 
 
 def pointwise(fn=None, *, promotion=None):

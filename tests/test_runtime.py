@@ -88,9 +88,8 @@ def test_int64_indexing_is_correct_too(device):
     plan, spec = add.plan((x, x), {}, None)
     assert spec.index_dtype == torch.int32
     spec = dataclasses.replace(spec, index_dtype=torch.int64)
-    module, path = add.module_for(spec)
-    assert "pid.to(tl.int64)" in path.read_text()
-    add._launch(module, plan, spec)
+    assert "pid.to(tl.int64)" in add.module_for(spec)[1].read_text()
+    add._launch_planned(plan, spec)
     torch.testing.assert_close(plan.outputs[0].tensor, x + x)
 
 
@@ -202,3 +201,36 @@ def test_mixed_devices_are_refused():
         add(torch.ones(3), torch.ones(3, device="cuda"))
     # a 0-d CPU tensor may join CUDA tensors, as in torch
     torch.testing.assert_close(add(torch.tensor(2.0), torch.ones(3, device="cuda")), torch.full((3,), 3.0, device="cuda"))
+
+
+@pointwise
+def scaled(x, factor: float, flag):
+    return x * factor if flag else x - factor
+
+
+def test_repeated_calls_take_the_memoized_path_with_new_values(device):
+    x = torch.randn(6, 5, device=device)
+    first = scaled(x, 2, True)
+    recipes = len(scaled._recipes)
+    torch.testing.assert_close(first, x * 2.0)
+    # same signature, other values: no new plan, the right answer
+    torch.testing.assert_close(scaled(x + 1, 3, True), (x + 1) * 3.0)
+    torch.testing.assert_close(scaled(x, 3, False), x - 3.0)
+    assert len(scaled._recipes) == recipes
+    # another layout is another signature
+    torch.testing.assert_close(scaled(x.t(), 2.5, True), x.t() * 2.5)
+    assert len(scaled._recipes) == recipes + 1
+    with pytest.raises(tritonize.CallError, match="does not fit in int64"):
+        add(x, 2**70)
+    add(x, 2)  # the int signature, memoized
+    with pytest.raises(tritonize.CallError, match="does not fit in int64"):
+        add(x, 2**70)
+
+
+def test_results_are_fresh_tensors_each_call(device):
+    x = torch.ones(4, device=device)
+    a = add(x, x)
+    b = add(x, x)
+    assert a.data_ptr() != b.data_ptr()
+    a.zero_()
+    assert torch.equal(b, torch.full((4,), 2.0, device=device))

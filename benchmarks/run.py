@@ -1,0 +1,234 @@
+"""The benchmark suite: tritonize against torch eager, torch.compile and the measured copy
+bandwidth, in one run on one GPU.
+
+    python -m benchmarks.run            # everything, writes benchmarks/results/
+    python -m benchmarks.run --quick    # fewer sizes
+
+Every result is checked against torch eager before it is timed. Times are medians of
+`triton.testing.do_bench`; bandwidth counts each distinct element read or written once.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+import torch
+import triton
+from triton.testing import do_bench
+
+import tritonize
+from benchmarks.cases import CASES, OPS, bytes_moved, make_inputs
+
+SYSTEMS = ("tritonize", "eager", "torch.compile")
+TOLERANCE = {torch.float32: 1e-5, torch.bfloat16: 2e-2, torch.float16: 2e-3}
+
+
+def log(message):
+    print(message, flush=True)
+
+
+def median_us(fn) -> float:
+    return do_bench(fn, warmup=10, rep=40, return_mode="median") * 1e3
+
+
+def copy_bandwidth(device) -> float:
+    """Bytes read + written per second by a plain device copy, the roofline of a pointwise op."""
+    best = 0.0
+    for exponent in (26, 27, 28):
+        src = torch.empty(2**exponent, device=device)
+        dst = torch.empty_like(src)
+        us = median_us(lambda: dst.copy_(src))
+        best = max(best, 2 * src.numel() * 4 / (us * 1e-6))
+    return best
+
+
+class Compiled:
+    """One torch.compile'd function per op, as a user would write it."""
+
+    def __init__(self):
+        torch._dynamo.config.cache_size_limit = 256
+        self.functions = {}
+
+    def __call__(self, name):
+        if name not in self.functions:
+            self.functions[name] = torch.compile(OPS[name].eager)
+        return self.functions[name]
+
+
+def check(name, ours, reference, dtype):
+    ours = ours if isinstance(ours, tuple) else (ours,)
+    reference = reference if isinstance(reference, tuple) else (reference,)
+    for a, b in zip(ours, reference):
+        torch.testing.assert_close(a.float(), b.float(), rtol=TOLERANCE[dtype], atol=TOLERANCE[dtype],
+                                   msg=lambda m: f"{name}: tritonize disagrees with eager: {m}")
+
+
+def measure_row(name, case, dtype, exponent, compiled, copy_bw, device):
+    op = OPS[name]
+    numel = 2**exponent
+    inputs = make_inputs(case, numel, op.arity, dtype, device, op.bool_first)
+    ours = lambda: op.ours(*inputs)  # noqa: E731
+    eager = lambda: op.eager(*inputs)  # noqa: E731
+    fn = compiled(name)
+    comp = lambda: fn(*inputs)  # noqa: E731
+    reference = eager()
+    check(name, ours(), reference, dtype)
+    check(name + " (torch.compile)", comp(), reference, dtype)
+    outputs = reference if isinstance(reference, tuple) else (reference,)
+    moved = bytes_moved(inputs, outputs)
+    row = {"op": name, "case": case, "dtype": str(dtype).replace("torch.", ""), "numel": numel, "bytes": moved}
+    for system, run in zip(SYSTEMS, (ours, eager, comp)):
+        us = median_us(run)
+        row[f"{system} us"] = us
+        row[f"{system} GB/s"] = moved / (us * 1e-6) / 1e9
+    row["tritonize % copy"] = 100 * row["tritonize GB/s"] * 1e9 / copy_bw
+    row["vs eager"] = row["eager us"] / row["tritonize us"]
+    row["vs torch.compile"] = row["torch.compile us"] / row["tritonize us"]
+    return row
+
+
+def host_overhead(device, calls=2000) -> dict:
+    """Microseconds per call of a 1K-element add, launched back to back."""
+    x = torch.randn(1024, device=device)
+    compiled = torch.compile(torch.add)
+    result = {}
+    for system, fn in (("tritonize", OPS["add"].ours), ("eager", torch.add), ("torch.compile", compiled)):
+        for _ in range(50):
+            fn(x, x)
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        for _ in range(calls):
+            fn(x, x)
+        torch.cuda.synchronize()
+        result[system] = (time.perf_counter() - start) / calls * 1e6
+    return result
+
+
+FIRST_CALL = textwrap.dedent("""
+    import time, torch
+    start = time.perf_counter()
+    from benchmarks.cases import add
+    imported = time.perf_counter()
+    x = torch.randn(1024, device="cuda")
+    torch.cuda.synchronize()
+    begin = time.perf_counter()
+    add(x, x)
+    torch.cuda.synchronize()
+    print(imported - start, time.perf_counter() - begin)
+""")
+
+
+def first_call(root) -> dict:
+    """Seconds to the first result in a new process: cold caches, then warm on-disk caches."""
+    with tempfile.TemporaryDirectory() as caches:
+        env = dict(os.environ, TRITONIZE_CACHE_DIR=f"{caches}/tritonize", TRITON_CACHE_DIR=f"{caches}/triton")
+        result = {}
+        for label in ("cold", "warm"):
+            out = subprocess.run([sys.executable, "-c", FIRST_CALL], env=env, cwd=root, check=True,
+                                 capture_output=True, text=True).stdout.split()
+            result[f"{label} import s"], result[f"{label} first call s"] = float(out[-2]), float(out[-1])
+    return result
+
+
+def write_markdown(results, path):
+    lines = [f"# tritonize benchmarks", "",
+             f"{results['gpu']}, torch {results['torch']}, triton {results['triton']}, "
+             f"tritonize {results['tritonize']}, {results['date']}.", "",
+             f"Command: `{results['command']}`", "",
+             f"Measured copy bandwidth (read + write): **{results['copy GB/s']:.0f} GB/s**.", ""]
+    host = results.get("host overhead us")
+    if host:
+        lines += ["Host overhead, 1K-element add launched back to back (us per call): "
+                  + ", ".join(f"{k} {v:.1f}" for k, v in host.items()) + ".", ""]
+    first = results.get("first call")
+    if first:
+        lines += [f"First call in a new process: cold caches {first['cold first call s']:.2f} s, "
+                  f"warm on-disk caches {first['warm first call s']:.2f} s "
+                  f"(import {first['warm import s']:.2f} s).", ""]
+    lines += ["| op | case | dtype | elements | tritonize us | eager us | compile us | tritonize GB/s | % of copy "
+              "| vs eager | vs compile |",
+              "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in results["rows"]:
+        lines.append(f"| {r['op']} | {r['case']} | {r['dtype']} | 2^{r['numel'].bit_length() - 1} | "
+                     f"{r['tritonize us']:.1f} | {r['eager us']:.1f} | {r['torch.compile us']:.1f} | "
+                     f"{r['tritonize GB/s']:.0f} | {r['tritonize % copy']:.0f}% | {r['vs eager']:.2f}x | "
+                     f"{r['vs torch.compile']:.2f}x |")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def plot(results, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [r for r in results["rows"] if r["op"] == "add" and r["dtype"] == "float32"]
+    cases = [c for c in CASES if any(r["case"] == c for r in rows)]
+    figure, axes = plt.subplots(1, len(cases), figsize=(4 * len(cases), 3.6), sharey=True, squeeze=False)
+    for axis, case in zip(axes[0], cases):
+        subset = sorted((r for r in rows if r["case"] == case), key=lambda r: r["numel"])
+        sizes = [r["numel"] for r in subset]
+        for system in SYSTEMS:
+            axis.plot(sizes, [r[f"{system} GB/s"] for r in subset], marker="o", label=system)
+        axis.axhline(results["copy GB/s"], color="gray", linestyle="--", label="copy")
+        axis.set_xscale("log", base=2)
+        axis.set_title(case, fontsize=10)
+        axis.set_xlabel("elements")
+    axes[0][0].set_ylabel("GB/s (read + write)")
+    axes[0][-1].legend(fontsize=8)
+    figure.suptitle(f"a + b, float32, {results['gpu']}")
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer sizes and ops")
+    parser.add_argument("--out", default=str(Path(__file__).parent / "results"), help="where results go")
+    args = parser.parse_args(argv)
+    device = "cuda"
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    results = {
+        "gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "triton": triton.__version__,
+        "tritonize": tritonize.__version__, "python": platform.python_version(),
+        "date": time.strftime("%Y-%m-%d"), "command": "python -m benchmarks.run" + (" --quick" if args.quick else ""),
+        "rows": [],
+    }
+    results["copy GB/s"] = copy_bandwidth(device) / 1e9
+    log(f"copy bandwidth {results['copy GB/s']:.0f} GB/s")
+    results["host overhead us"] = host_overhead(device)
+    log(f"host overhead {results['host overhead us']}")
+    results["first call"] = first_call(Path(__file__).parent.parent)
+    log(f"first call {results['first call']}")
+
+    compiled = Compiled()
+    layout_sizes = range(12, 29, 4) if args.quick else range(12, 29, 2)
+    plan = [("add", case, torch.float32, e) for case in CASES for e in layout_sizes]
+    op_sizes = (20, 24, 27) if not args.quick else (24,)
+    for name in OPS:
+        for dtype in (torch.float32, torch.bfloat16, torch.float16):
+            if dtype == torch.float16 and name not in ("add", "gelu", "silu_and_mul"):
+                continue
+            plan += [(name, "contiguous", dtype, e) for e in op_sizes if (name, dtype) != ("add", torch.float32)]
+    for index, (name, case, dtype, exponent) in enumerate(plan):
+        row = measure_row(name, case, dtype, exponent, compiled, results["copy GB/s"] * 1e9, device)
+        results["rows"].append(row)
+        log(f"[{index + 1}/{len(plan)}] {name:20s} {case:24s} {row['dtype']:9s} 2^{exponent:<3d} "
+            f"{row['tritonize GB/s']:6.0f} GB/s ({row['tritonize % copy']:3.0f}% copy) "
+            f"x{row['vs eager']:.2f} eager x{row['vs torch.compile']:.2f} compile")
+        (out / "latest.json").write_text(json.dumps(results, indent=1))
+    write_markdown(results, out / "latest.md")
+    plot(results, out / "latest.png")
+    log(f"wrote {out}/latest.json, latest.md, latest.png")
+
+
+if __name__ == "__main__":
+    main()
