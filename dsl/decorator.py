@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy
 import torch
 
-from tritonize import cache, call
+from tritonize import cache, call, display, log
 from tritonize.errors import ArgumentCountError, CallError, OutArgumentError, UnsupportedSyntax
 from tritonize.passes import ParamSpec, Specialization, generate_module, infer_output_types, run_frontend
 from tritonize.passes.type_rules import PYTHON, SHORT_NAMES
@@ -71,7 +71,8 @@ class PointwiseFunction:
 
     def source(self, *args, out=None, **kwargs) -> str:
         """The generated module (its text) that a call with these arguments runs."""
-        return self.source_path(*args, out=out, **kwargs).read_text()
+        path = self.source_path(*args, out=out, **kwargs)
+        return display.SourceText(path.read_text(), path)
 
     def source_path(self, *args, out=None, **kwargs) -> Path:
         """Where in the cache the generated module for these arguments lives."""
@@ -181,6 +182,7 @@ class PointwiseFunction:
             if found is None:
                 source = generate_module(self._ctx, spec, __version__)
                 path = cache.write_module(self._stem(spec), source)
+                log.generated(self.__name__, spec, path, source)
                 found = self._modules[spec] = (cache.import_module(path), path)
         return found
 
@@ -212,6 +214,19 @@ class PointwiseFunction:
         outputs = [o.tensor for o in plan.outputs]
         recipe.run([plan.kernel_values[p] for p in self._params], outputs)
         return recipe, outputs
+
+    # -- inspection: dsl/display.py -------------------------------------------------------------
+
+    def explain(self, *args, out=None, **kwargs) -> str:
+        """How a call with these arguments is planned, in words: broadcast shape, output layout,
+        coalesced rank, index width, and the cache file of its kernel."""
+        return display.explain(self, args, kwargs, out)
+
+    def _repr_markdown_(self) -> str:
+        return display.function_markdown(self)
+
+    def _repr_html_(self) -> str:
+        return display.function_html(self)
 
 
 MAX_RECIPES = 4096

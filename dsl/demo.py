@@ -36,7 +36,7 @@ def polar(r, theta):  # two outputs
 def main() -> int:
     device = "cuda" if torch.cuda.is_available() else "cpu"
     where = torch.cuda.get_device_name() if device == "cuda" else "CPU (Triton interpreter)"
-    print(f"tritonize demo on {where}")
+    print(f"tritonize demo on {where}: the first call of each generates its kernel", flush=True)
     torch.manual_seed(0)
     x = torch.randn(64, 48, device=device)
     y = torch.randn(48, device=device)
@@ -57,7 +57,8 @@ def main() -> int:
         ok = got.shape == expected.shape and torch.allclose(got, expected, rtol=1e-5, atol=1e-6)
         failures += not ok
         error = (got - expected).abs().max().item()
-        print(f"  {'ok  ' if ok else 'FAIL'} {label:34s} max |error| {error:.2e}  first call {elapsed * 1e3:7.1f} ms")
+        print(f"  {'ok  ' if ok else 'FAIL'} {label:34s} max |error| {error:.2e}  first call {elapsed * 1e3:7.1f} ms",
+              flush=True)
     print(f"generated code for gelu(x): {gelu.source_path(x)}")
     print("\n" + gelu.source(x))
     return 1 if failures else 0

@@ -1,0 +1,153 @@
+"""What a person reads: rich display in Jupyter, highlighted source, explain(), logging."""
+from __future__ import annotations
+
+import logging
+import math
+import sys
+import types
+
+import pytest
+import torch
+
+from tritonize import Promotion, pointwise
+from tritonize.display import SourceText, _cell_name
+
+
+@pointwise
+def shifted_gelu(x, shift: float = 0.0):
+    if x > shift:
+        return x * 0.5 * (1.0 + math.erf(x * 0.7071067811865476))
+    return x * 0.25
+
+
+@pointwise(promotion=[Promotion("default", over=("a", "b")), torch.float16])
+def sum_and_half(a, b, c):
+    return a + b, c * 0.5
+
+
+def test_source_is_the_file_text_and_displays_highlighted(device):
+    x = torch.randn(3, 4, device=device)
+    text = shifted_gelu.source(x)
+    path = shifted_gelu.source_path(x)
+    assert isinstance(text, str) and isinstance(text, SourceText)
+    assert text == path.read_text() and str(text) == path.read_text()
+    page = text._repr_html_()
+    assert str(path) in page
+    assert "<span" in page and "store" in page  # highlighted, inline styles
+    printed = []
+    text._repr_pretty_(types.SimpleNamespace(text=printed.append), False)
+    assert printed == [str(text)]  # IPython's plain text is the code, not a quoted repr
+
+
+def test_source_html_without_pygments(device, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pygments", None)  # import pygments now fails
+    page = shifted_gelu.source(torch.randn(5, device=device))._repr_html_()
+    assert "<pre>" in page and "&lt;" not in page.split("<pre>")[0]
+    assert "tl.store(" in page and "<span" not in page
+
+
+def test_function_display_before_and_after_calls(device):
+    @pointwise
+    def doubled(x):
+        return x * 2
+
+    assert "No specializations generated in this process yet" in doubled._repr_markdown_()
+    doubled(torch.randn(4, 5, device=device))
+    doubled(torch.arange(6, device=device).reshape(2, 3)[:, :2])  # not contiguous: rank 2
+    markdown = doubled._repr_markdown_()
+    assert markdown.startswith("**@pointwise** `doubled(x)` (1 output), from `test_display.py:")
+    assert "dtype rule: as computed (torch's promotion applied operation by operation)" in markdown
+    assert "2 specializations in this process:" in markdown
+    assert f"| 1 | x: float32 tensor | float32 | int32 | {device} | `doubled_rank1_f32_" in markdown
+    assert f"| 2 | x: int64 tensor | int64 | int32 | {device} | `doubled_rank2_i64_" in markdown
+    page = doubled._repr_html_()
+    assert "<table>" in page and "<b>@pointwise</b> <code>doubled(x)</code>" in page
+    for path in doubled.specializations.values():
+        assert f"title='{path}'" in page
+    assert "<details><summary>scalar source</summary>" in page
+
+
+def test_dtype_rules_in_words():
+    markdown = sum_and_half._repr_markdown_()
+    assert "(2 outputs)" in markdown
+    assert ("dtype rule: output 0: torch's 'default' promotion over a, b; output 1: always float16"
+            in markdown)
+
+
+def test_explain_broadcast_layout_coalescing_and_file(device):
+    a = torch.randn(8, 1, 6, device=device)
+    text = shifted_gelu.explain(a.transpose(0, 2), shift=0.5)
+    assert text.startswith("shifted_gelu(x, shift: 'float' = 0.0): how this call is planned\n")
+    assert "argument x      float32 tensor, shape (6, 1, 8), strides (1, 6, 6)" in text
+    assert "argument shift  Python float 0.5" in text
+    assert "broadcast       shape (6, 1, 8), 48 elements" in text
+    assert "output          float32, allocated, strides (1, 6, 6)" in text
+    assert "the inputs' memory order" in text
+    assert "rank 1, sizes (48,) outermost first (from rank 3: 1 size-1 dim dropped, 1 merge" in text
+    assert "index width     int32" in text
+    path = shifted_gelu.source_path(a.transpose(0, 2), shift=0.5)
+    assert f"module          {path}\n" in text
+    assert "already generated in this process" in shifted_gelu.explain(a.transpose(0, 2))
+
+
+def test_explain_given_outputs_and_empty_calls(device):
+    a, b, c = torch.randn(4, 3, device=device), torch.randn(3, device=device), torch.randn(4, 3, device=device)
+    out = (torch.empty(3, 4, device=device).t(), torch.empty(4, 3, dtype=torch.float16, device=device))
+    text = sum_and_half.explain(a, b, c, out=out)
+    assert "output out[0]  float32, given by out=, strides (1, 4)" in text
+    assert "output out[1]  float16, given by out=, strides (3, 1)" in text
+    assert "b strides (1, 0)" in text  # broadcast: stride 0, in the coalesced order
+    empty = shifted_gelu.explain(torch.randn(0, 3, device=device))
+    assert "0 elements" in empty and "none: a call with no elements launches nothing" in empty
+
+
+def test_cell_names_come_from_the_running_ipython(monkeypatch):
+    names = {"/tmp/ipykernel_1/123.py": ("Cell", "In[7]")}
+    shell = types.SimpleNamespace(compile=types.SimpleNamespace(format_code_name=names.get))
+    monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: shell))
+    assert _cell_name("/tmp/ipykernel_1/123.py") == "In[7]"
+    assert _cell_name("/elsewhere/module.py") is None
+
+
+def test_a_debug_line_per_generated_module(device, caplog):
+    @pointwise
+    def logged(x):
+        return x - 1
+
+    x = torch.randn(5, device=device)
+    with caplog.at_level(logging.DEBUG, logger="tritonize"):
+        logged(x)
+        logged(x)  # the same specialization: no second line
+    records = [r for r in caplog.records if r.name == "tritonize"]
+    assert len(records) == 1 and records[0].levelno == logging.DEBUG
+    assert records[0].getMessage() == (f"logged: generated {logged.source_path(x)} (rank 1, x: float32 tensor; "
+                                       f"outputs: float32; int32 indexing; {device})")
+
+
+def test_print_code_prints_each_generated_module(device, monkeypatch, capsys):
+    @pointwise
+    def printed(x):
+        return x + 1
+
+    monkeypatch.setenv("TRITONIZE_PRINT_CODE", "1")
+    x = torch.randn(5, device=device)
+    printed(x)
+    err = capsys.readouterr().err
+    path = printed.source_path(x)
+    assert err == f"# ---- tritonize: printed -> {path}\n{path.read_text()}\n"
+    monkeypatch.setenv("TRITONIZE_PRINT_CODE", "0")
+    printed(torch.arange(3, device=device))  # a new specialization
+    assert capsys.readouterr().err == ""
+
+
+def test_logger_is_quiet_unless_configured():
+    logger = logging.getLogger("tritonize")
+    assert any(isinstance(h, logging.NullHandler) for h in logger.handlers)
+
+
+@pytest.mark.parametrize("value", ["", "0", "no"])
+def test_print_code_off_values(value, monkeypatch):
+    from tritonize.log import print_code_enabled
+
+    monkeypatch.setenv("TRITONIZE_PRINT_CODE", value)
+    assert not print_code_enabled()
