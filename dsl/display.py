@@ -92,6 +92,7 @@ def _rows(function) -> list[tuple]:
 
 
 _HEADERS = ("rank", "arguments", "outputs", "index", "device", "file")
+_CELL = "text-align: left; padding: 0.1em 1em 0.1em 0"
 
 
 def _where(function) -> str:
@@ -141,11 +142,11 @@ def function_html(function) -> str:
     rows = _rows(function)
     if rows:
         parts.append(f"<div>{len(rows)} specialization{'s' if len(rows) != 1 else ''} in this process:</div>")
-        parts.append("<table><tr>" + "".join(f"<th style='text-align: left'>{h}</th>" for h in _HEADERS) + "</tr>")
+        parts.append("<table><tr>" + "".join(f"<th style='{_CELL}'>{h}</th>" for h in _HEADERS) + "</tr>")
         for row in rows:
             cells = [esc(cell) for cell in row[:-1]]
             cells.append(f"<code title='{esc(row[-1])}'>{esc(Path(row[-1]).name)}</code>")
-            parts.append("<tr>" + "".join(f"<td style='text-align: left'>{c}</td>" for c in cells) + "</tr>")
+            parts.append("<tr>" + "".join(f"<td style='{_CELL}'>{c}</td>" for c in cells) + "</tr>")
         parts.append("</table>")
     else:
         parts.append("<div>No specializations generated in this process yet (a call generates one).</div>")
