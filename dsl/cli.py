@@ -221,6 +221,12 @@ def example_arguments(function, shapes: list, dtypes: list, scalars: list, devic
         except (ValueError, SyntaxError):
             raise UsageError(f"--scalar {option}: {value!r} is not a Python number") from None
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        kind = torch.device(device).type
+    except RuntimeError:
+        raise UsageError(f"--device {device}: not a device; use cuda or cpu") from None
+    if kind == "cuda" and not torch.cuda.is_available():
+        raise UsageError(f"--device {device}: this machine has no CUDA GPU (try --device cpu)")
     annotated = function._ctx.scalar_annotations
     defaults = {name: p.default for name, p in function._signature.parameters.items()
                 if p.default is not p.empty}

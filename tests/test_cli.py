@@ -14,6 +14,7 @@ import types
 from pathlib import Path
 
 import pytest
+import torch
 
 from tritonize.cli import main, op_rows
 from conftest import DEVICE
@@ -37,35 +38,49 @@ def run(argv, cache: Path, cwd=None) -> subprocess.CompletedProcess:
 
 
 class Background:
-    """Commands running side by side; `result(name)` waits for one."""
+    """Commands running side by side; `result(name)` waits for one. Under pytest-xdist the
+    tests that read them may land on different workers, so each starts when first read."""
 
-    def __init__(self, processes: dict):
-        self.processes, self.done = processes, {}
+    def __init__(self, commands: dict, eager: bool):
+        self.commands, self.processes, self.done = commands, {}, {}
+        if eager:
+            for name in commands:
+                self.start(name)
 
-    def result(self, name) -> subprocess.CompletedProcess:
+    def start(self, name):
+        if name not in self.processes and self.commands[name] is not None:
+            argv, cache, command = self.commands[name]
+            self.processes[name] = start(argv, cache, command=command)
+
+    def result(self, name) -> subprocess.CompletedProcess | None:
         if name not in self.done:
-            process = self.processes[name]
+            self.start(name)
+            process = self.processes.get(name)
+            if process is None:
+                return None
             stdout, stderr = process.communicate(timeout=300)
             self.done[name] = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
         return self.done[name]
+
+    def stop(self):
+        for process in self.processes.values():
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
 
 
 @pytest.fixture(scope="module")
 def background(tmp_path_factory):
     cache = tmp_path_factory.mktemp("cli-cache")
     script = Path(sys.executable).parent / "tritonize"
-    processes = {
-        "help": start(["--help"], cache),
-        "ops": start(["ops"], cache),
-        "demo": start(["demo"], cache),
-        "script": start(["cache", "path"], cache, command=[str(script)]) if script.exists() else None,
-    }
-    runner = Background(processes)
+    runner = Background({
+        "help": (["--help"], cache, TRITONIZE),
+        "ops": (["ops"], cache, TRITONIZE),
+        "demo": (["demo"], cache, TRITONIZE),
+        "script": (["cache", "path"], cache, [str(script)]) if script.exists() else None,
+    }, eager="PYTEST_XDIST_WORKER" not in os.environ)
     yield runner
-    for process in processes.values():
-        if process is not None and process.poll() is None:
-            process.kill()
-            process.communicate()
+    runner.stop()
 
 
 def test_help_lists_every_command(background):
@@ -180,6 +195,14 @@ def test_show_usage_errors(argv, message, capsys, monkeypatch):
     monkeypatch.setattr(sys, "path", list(sys.path))  # show puts the working directory on it
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+def test_show_device_errors(capsys):
+    assert main(["show", "tritonize.demo:gelu", "--device", "abacus"]) == 2
+    assert "--device abacus: not a device" in capsys.readouterr().err
+    if not torch.cuda.is_available():
+        assert main(["show", "tritonize.demo:gelu", "--device", "cuda"]) == 2
+        assert "this machine has no CUDA GPU" in capsys.readouterr().err
 
 
 def test_show_refusal_from_the_compiler(capsys):
