@@ -249,3 +249,43 @@ def check_overlap(outputs: list, inputs: list):
                 raise OutArgumentError(f"{out.label} overlaps {what} in memory without being the same view; "
                                        f"the result would depend on the order of writes (use a separate "
                                        f"output or clone the input)")
+
+
+def choose_tile(sizes: list, input_strides: list):
+    """(dim p, innermost dim) for a 2D tile when an input reads lines along p while the kernel
+    walks the innermost dim (a transposed or permuted operand); None when a flat walk
+    already reads every input in lines (or broadcasts it along the innermost dim)."""
+    rank = len(sizes)
+    if rank < 2:
+        return None
+    inner = rank - 1
+    for strides in input_strides:
+        if strides[inner] == 0 or abs(strides[inner]) == 1:
+            continue
+        unit = [d for d in range(rank - 1) if abs(strides[d]) == 1 and sizes[d] > 1]
+        if unit:
+            return (unit[0], inner)
+    return None
+
+
+def tile_blocks(sizes: list, tile) -> tuple:
+    """Tile edges of about 4096 elements: up to 64 along each dim, and longer along one of
+    them when the other is short (a size-2 innermost dim gets a 2 x 2048 tile)."""
+    p, inner = tile
+    block0 = min(64, _next_power_of_two(sizes[p]))
+    block1 = min(_next_power_of_two(sizes[inner]), max(64, 4096 // block0))
+    block0 = min(_next_power_of_two(sizes[p]), max(block0, 4096 // block1))
+    return block0, block1
+
+
+def tile_grid(sizes: list, tile, blocks) -> int:
+    p, inner = tile
+    count = -(-sizes[inner] // blocks[1]) * -(-sizes[p] // blocks[0])
+    for d, n in enumerate(sizes):
+        if d not in tile:
+            count *= n
+    return count
+
+
+def _next_power_of_two(n: int) -> int:
+    return 1 << max(n - 1, 0).bit_length()

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
+import os
 import threading
 from pathlib import Path
 
@@ -51,8 +53,9 @@ class PointwiseFunction:
     # -- calling ------------------------------------------------------------------------------
 
     def __call__(self, *args, out=None, **kwargs):
-        if out is None and not kwargs and len(args) == len(self._params):
+        if out is None and (args := self._positional(args, kwargs)) is not None:
             # the steady path: a call like an earlier one is a dict lookup and a launch
+            kwargs = {}
             key = signature_key(args)
             recipe = self._recipes.get(key)
             if recipe is not None:
@@ -68,6 +71,24 @@ class PointwiseFunction:
         plan, spec = self.plan(args, kwargs, out)
         recipe, outputs = self._launch_planned(plan, spec)
         return recipe.finish(outputs)
+
+    def _positional(self, args, kwargs):
+        """All arguments by position (keywords and defaults filled in), or None to bind slowly."""
+        count = len(self._params)
+        if not kwargs and len(args) == count:
+            return args
+        if len(args) > count:
+            return None
+        rest, used = [], 0
+        for param in self._params[len(args):]:
+            if param in kwargs:
+                rest.append(kwargs[param])
+                used += 1
+            elif param in self._ctx.defaults:
+                rest.append(self._ctx.defaults[param])
+            else:
+                return None
+        return args + tuple(rest) if used == len(kwargs) else None
 
     def source(self, *args, out=None, **kwargs) -> str:
         """The generated module (its text) that a call with these arguments runs."""
@@ -131,14 +152,15 @@ class PointwiseFunction:
         sizes, merged = call.coalesce(shape, perm, [o.strides for o in operands])
         for operand, strides in zip(operands, merged):
             operand.strides = strides
-        block = self._block(device, sizes)
+        tile = call.choose_tile(sizes, merged[:len(inputs)])
+        block = self._block(device, sizes) if tile is None else math.prod(call.tile_blocks(sizes, tile))
         index_dtype = torch.int32 if call.fits_int32(sizes, merged, block) else torch.int64
         plan = call.CallPlan(shape, device, vtypes, kernel_values, inputs, outputs, tuple(sizes), index_dtype)
         spec = Specialization(
             params=tuple(ParamSpec(p, vtypes[p]) for p in self._params),
             out_dtypes=tuple(o.tensor.dtype for o in outputs),
             rank=len(sizes), index_dtype=index_dtype, device_type=device.type,
-            opmath=all(rule.opmath for rule in self.promotion))
+            opmath=all(rule.opmath for rule in self.promotion), tile=tile)
         return plan, spec
 
     def _computed_types(self, params):
@@ -200,13 +222,18 @@ class PointwiseFunction:
         tensor_params = [p for p in spec.params if p.is_tensor]
         strides = [tuple(o.strides) for o, p in zip(plan.inputs, tensor_params) if spec.has_strides(p)]
         strides += [tuple(o.strides) for o in plan.outputs]
-        block = self._block(plan.device, plan.sizes)
+        if spec.tile:
+            blocks = call.tile_blocks(plan.sizes, spec.tile)
+            grid = (call.tile_grid(plan.sizes, spec.tile, blocks),)
+        else:
+            blocks = (self._block(plan.device, plan.sizes),)
+            grid = ((plan.numel + blocks[0] - 1) // blocks[0],)
         recipe = LaunchRecipe(
             launch=module.launch if module is not None else None,
             tensor_positions=tuple(self._params.index(p.name) for p in tensor_params),
             scalar_positions=tuple(self._params.index(p.name) for p in spec.params if not p.is_tensor),
             strides=tuple(strides), sizes=plan.sizes, numel=plan.numel,
-            grid=((plan.numel + block - 1) // block,), block=block, device=plan.device,
+            grid=grid, blocks=blocks, tiled=spec.tile is not None, device=plan.device,
             out_shape=plan.shape, out_strides=tuple(plan.outputs[0].tensor.stride()) if plan.outputs else (),
             out_dtypes=spec.out_dtypes, single=self.num_outputs == 1,
             scalar_types=tuple(self._ctx.scalar_annotations.get(p.name) for p in spec.params if not p.is_tensor),
@@ -233,10 +260,10 @@ MAX_RECIPES = 4096
 
 
 def signature_key(args) -> tuple:
-    """What a call's plan depends on: each tensor's dtype, shape, strides and device, and each
-    number's type. (Values of numbers and data pointers do not change the plan.)"""
-    return tuple((a.dtype, a.shape, a.stride(), a.device) if isinstance(a, torch.Tensor) else type(a)
-                 for a in args)
+    """What a call's plan and compiled kernel depend on: each tensor's dtype, shape, strides,
+    device and 16-byte alignment (Triton specializes on it), and each number's type."""
+    return tuple((a.dtype, a.shape, a.stride(), a.device, a.data_ptr() % 16 == 0)
+                 if isinstance(a, torch.Tensor) else type(a) for a in args)
 
 
 class LaunchRecipe:
@@ -246,6 +273,10 @@ class LaunchRecipe:
         self.__dict__.update(fields)
         self.cuda = self.device.type == "cuda"
         self.warps = CUDA_WARPS if self.cuda else 1
+        # the kernel's parameters after the pointers and numbers, flat, as Triton binds them
+        self.tail = (*[s for strides in self.strides for s in strides],
+                     *(self.sizes if self.tiled else self.sizes[1:]), self.numel, *self.blocks)
+        self.fast = None  # the compiled kernel's own launcher, once Triton has built it
 
     def __call__(self, args):
         outputs = [torch.empty_strided(self.out_shape, self.out_strides, dtype=d, device=self.device)
@@ -262,17 +293,46 @@ class LaunchRecipe:
         tensors = [args[i] for i in self.tensor_positions]
         scalars = [_kernel_scalar(args[i], kind) for i, kind in zip(self.scalar_positions, self.scalar_types)]
         launch_args = (*tensors, *outputs, *scalars, *self.strides, self.sizes, self.numel, self.grid,
-                       self.block, self.warps)
+                       *self.blocks, self.warps)
         if self.cuda:
-            if self.device.index == torch.cuda.current_device():
-                self.launch(*launch_args)
-            else:
+            if self.device.index != torch.cuda.current_device():
                 with torch.cuda.device(self.device):
                     self.launch(*launch_args)
+                return
+            pointers = (*tensors, *outputs)
+            # outputs are fresh allocations (16-byte aligned); inputs' alignment is in the key
+            if self.fast is not None:
+                if self.proven:
+                    self.fast(*pointers, *scalars, *self.tail)
+                    return
+                try:  # the first use: a launcher that refuses its arguments raises before launching
+                    self.fast(*pointers, *scalars, *self.tail)
+                    self.proven = True
+                    return
+                except Exception:
+                    self.fast = None
+            compiled = self.launch(*launch_args)
+            if self.fast is None and FAST_LAUNCH and all(t.data_ptr() % 16 == 0 for t in outputs):
+                self.arm(compiled)
         else:
             # masked-off lanes hold zeros in the interpreter; their 0/0 must not warn
             with _INTERPRETER_LOCK, numpy.errstate(all="ignore"):
                 self.launch(*launch_args)
+
+
+    def arm(self, compiled):
+        """Launch later calls through the compiled kernel's launcher (`CompiledKernel[grid]`),
+        skipping Triton's per-call argument binding. The kernel is specialized on pointer
+        alignment, which the signature key holds for the inputs."""
+        try:
+            self.fast = compiled[(self.grid[0], 1, 1)]  # Triton 3.6 reads three grid dims
+            self.proven = False
+        except Exception:  # another Triton's launcher: its own path keeps working
+            self.fast = None
+
+
+# TRITONIZE_FAST_LAUNCH=0 keeps every launch on Triton's JITFunction path
+FAST_LAUNCH = os.environ.get("TRITONIZE_FAST_LAUNCH", "1") != "0"
 
 
 def _kernel_scalar(value, annotation):

@@ -25,7 +25,7 @@ class KernelArgs(NamedTuple):
 
     tensors: list  # (param or output name, pointer arg, [stride args]) ; 0-d inputs have no strides
     scalars: list  # (param name, arg name)
-    sizes: list  # size args for dims 1..rank-1
+    sizes: list  # size args: dims 1..rank-1 (flat) or every dim (tiled)
     names: list  # every parameter, in signature order
 
 
@@ -56,19 +56,23 @@ class BuildKernel:
         for k in range(len(spec.out_dtypes)):
             out = fresh(f"out{k}")
             outputs.append((out, fresh(f"{out}_ptr"), [fresh(f"{out}_stride{d}") for d in range(rank)]))
-        sizes = [fresh(f"size{d}") for d in range(1, rank)]
-        num_tasks, block = fresh("num_tasks"), "BLOCK"
-        pid, tid, mask = fresh("pid"), fresh("tid"), fresh("mask")
+        # a flat kernel decodes dims 1..r-1 from the task id; a tiled one needs every size
+        sizes = [fresh(f"size{d}") for d in range(0 if spec.tile else 1, rank)]
+        num_tasks = fresh("num_tasks")
+        pid, mask = fresh("pid"), fresh("mask")
         index = [fresh(f"i{d}") for d in range(rank)]
 
         statements = [assign(pid, expr("tl.program_id(0)"))]
         if spec.index_dtype == torch.int64:
             statements.append(comment("int64 indexing: some offset does not fit in int32"))
-            statements.append(assign(tid, expr("pid.to(tl.int64) * BLOCK + tl.arange(0, BLOCK)", pid=name(pid))))
+            statements.append(assign(pid, expr("pid.to(tl.int64)", pid=name(pid))))
+        if spec.tile:
+            statements += self.decode_tile(pid, index, sizes, mask)
         else:
+            tid = fresh("tid")
             statements.append(assign(tid, expr("pid * BLOCK + tl.arange(0, BLOCK)", pid=name(pid))))
-        statements.append(assign(mask, expr("tid < n", tid=name(tid), n=name(num_tasks))))
-        statements += self.decode(tid, index, sizes)
+            statements.append(assign(mask, expr("tid < n", tid=name(tid), n=name(num_tasks))))
+            statements += self.decode(tid, index, sizes)
 
         for (param, pointer, strides) in tensors:
             vtype = next(p.vtype for p in spec.params if p.name == param)
@@ -81,7 +85,7 @@ class BuildKernel:
         for (param, arg) in scalars:
             vtype = next(p.vtype for p in spec.params if p.name == param)
             # Python numbers keep full width (float64/int64), as Python computes with them
-            shape = expr("[BLOCK]") if spec.scalars_as_blocks else expr("[]")
+            shape = expr(spec.scalar_shape)
             if vtype.dtype == torch.bool:
                 value = expr("tl.full(shape, v, tl.int64) != 0", shape=shape, v=name(arg))
             else:
@@ -90,7 +94,7 @@ class BuildKernel:
 
         statements += body.statements
         for (out, pointer, strides), value, dtype in zip(outputs, body.outputs, spec.out_dtypes):
-            stored = cast_value(value, dtype, scalars_as_blocks=spec.scalars_as_blocks)
+            stored = cast_value(value, dtype, spec=spec)
             statements.append(stmt("tl.store(p, v, mask=m)", p=self.address(pointer, strides, index), v=stored,
                                    m=name(mask)))
 
@@ -99,7 +103,7 @@ class BuildKernel:
         args = [ast.arg(arg=a) for a in arg_names]
         for (_, arg), param in zip(scalars, [p for p in spec.params if not p.is_tensor]):
             args[arg_names.index(arg)].annotation = expr(_SCALAR_ANNOTATION[param.vtype.dtype])
-        args.append(ast.arg(arg=block, annotation=expr("tl.constexpr")))
+        args += [ast.arg(arg=block, annotation=expr("tl.constexpr")) for block in spec.block_names]
         kernel = ast.FunctionDef(
             name=fresh(f"{self.ctx.function_name}_kernel"),
             args=ast.arguments(posonlyargs=[], args=args, vararg=None, kwonlyargs=[], kw_defaults=[],
@@ -119,6 +123,38 @@ class BuildKernel:
             rest = quotient
         if rank == 1:
             statements.append(assign(index[0], name(tid)))
+        return statements
+
+    def decode_tile(self, pid, index, sizes, mask):
+        """A 2D tile over (dim p, innermost dim): both an operand contiguous along p and one
+        contiguous along the innermost dim read whole lines; Triton moves the tile between
+        the two layouts through shared memory. Other dims come from the program id."""
+        p, inner = self.spec.tile
+        fresh = self.names.fresh
+        tiles_inner, tiles_p = fresh("tiles_inner"), fresh("tiles_p")
+        tile_inner, tile_p, rest = fresh("tile_inner"), fresh("tile_p"), fresh("rest")
+        statements = [
+            assign(tiles_inner, expr("(s + BLOCK1 - 1) // BLOCK1", s=name(sizes[inner]))),
+            assign(tiles_p, expr("(s + BLOCK0 - 1) // BLOCK0", s=name(sizes[p]))),
+            assign(tile_inner, expr("pid % n", pid=name(pid), n=name(tiles_inner))),
+            assign(rest, expr("pid // n", pid=name(pid), n=name(tiles_inner))),
+            assign(tile_p, expr("r % n", r=name(rest), n=name(tiles_p))),
+        ]
+        others = [d for d in range(len(index) - 1, -1, -1) if d not in (p, inner)]
+        if others:
+            statements.append(assign(rest, expr("r // n", r=name(rest), n=name(tiles_p))))
+        for position, d in enumerate(others):
+            if position == len(others) - 1:
+                statements.append(assign(index[d], name(rest)))
+            else:
+                statements.append(assign(index[d], expr("r % s", r=name(rest), s=name(sizes[d]))))
+                statements.append(assign(rest, expr("r // s", r=name(rest), s=name(sizes[d]))))
+        statements += [
+            assign(index[inner], expr("t * BLOCK1 + tl.arange(0, BLOCK1)[None, :]", t=name(tile_inner))),
+            assign(index[p], expr("t * BLOCK0 + tl.arange(0, BLOCK0)[:, None]", t=name(tile_p))),
+            assign(mask, expr("(a < sa) & (b < sb)", a=name(index[inner]), sa=name(sizes[inner]),
+                              b=name(index[p]), sb=name(sizes[p]))),
+        ]
         return statements
 
     @staticmethod

@@ -78,18 +78,22 @@ class BuildModule:
     def launcher(self, runner, kernel_args) -> ast.FunctionDef:
         tensor_names = [pointer[:-len("_ptr")] for _, pointer, _ in kernel_args.tensors]
         stride_tuples = [f"{t}_strides" for t, (_, _, strides) in zip(tensor_names, kernel_args.tensors) if strides]
-        params = tensor_names + [arg for _, arg in kernel_args.scalars] + stride_tuples + ["sizes", "num_tasks",
-                                                                                          "grid", "BLOCK", "num_warps"]
+        blocks = list(self.spec.block_names)
+        params = (tensor_names + [arg for _, arg in kernel_args.scalars] + stride_tuples
+                  + ["sizes", "num_tasks", "grid"] + blocks + ["num_warps"])
         call_args = [name(t) for t in tensor_names] + [name(arg) for _, arg in kernel_args.scalars]
         # tuple-free: each stride tuple spreads into one argument per dim
         call_args += [ast.Starred(value=name(t), ctx=ast.Load()) for t in stride_tuples]
-        if kernel_args.sizes:
+        if self.spec.tile:
+            call_args.append(ast.Starred(value=name("sizes"), ctx=ast.Load()))
+        elif kernel_args.sizes:
             call_args.append(ast.Starred(value=expr("sizes[1:]"), ctx=ast.Load()))
         call_args.append(name("num_tasks"))
-        launch = expr("k[grid](BLOCK=BLOCK, num_warps=num_warps)", k=name(runner))
+        launch = expr("k[grid](num_warps=num_warps)", k=name(runner))
         launch.args = call_args
+        launch.keywords[:0] = [ast.keyword(arg=b, value=name(b)) for b in blocks]
         return ast.FunctionDef(
             name="launch",
             args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params], vararg=None,
                                kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
-            body=[ast.Expr(launch)], decorator_list=[], returns=None, type_params=[], lineno=1, col_offset=0)
+            body=[ast.Return(launch)], decorator_list=[], returns=None, type_params=[], lineno=1, col_offset=0)

@@ -59,6 +59,18 @@ class Specialization:
     index_dtype: torch.dtype
     device_type: str
     opmath: bool = True
+    tile: tuple | None = None  # (dim, innermost dim) of a 2D tile, when operands disagree on layout
+
+    @property
+    def block_names(self) -> tuple:
+        return ("BLOCK0", "BLOCK1") if self.tile else ("BLOCK",)
+
+    @property
+    def scalar_shape(self) -> str:
+        """The shape scalars take in the kernel: true scalars on the GPU, blocks on the CPU."""
+        if not self.scalars_as_blocks:
+            return "[]"
+        return "[" + ", ".join(self.block_names) + "]"
 
     @property
     def scalars_as_blocks(self) -> bool:

@@ -46,20 +46,20 @@ def _wrap_int(value: int, dtype: torch.dtype) -> int:
     return (value - low) % (high - low) + low
 
 
-def cast_value(value: Lowered, dtype: torch.dtype, bare_literal_ok: bool = False,
-               scalars_as_blocks: bool = False) -> ast.expr:
+def cast_value(value: Lowered, dtype: torch.dtype, bare_literal_ok: bool = False, spec=None) -> ast.expr:
     """`value` converted to `dtype`; a literal stays bare only where Triton keeps `dtype`."""
     if value.is_literal:
         literal = _literal_as(value.value, dtype)
         if bare_literal_ok and _literal_is_exact(literal, dtype):
             return constant(literal)
-        shape = expr("[BLOCK]") if scalars_as_blocks else expr("[]")  # see Specialization.scalars_as_blocks
+        shape = expr(spec.scalar_shape if spec is not None else "[]")  # see Specialization.scalars_as_blocks
         return expr("tl.full(shape, v, D)", shape=shape, v=constant(literal), D=expr(triton_dtype(dtype)))
     if value.dtype == dtype:
         return value.node
     if dtype == torch.bool:
         return expr("v != 0", v=value.node)
-    if dtype == torch.bfloat16 and scalars_as_blocks and value.dtype in (torch.float32, torch.float64):
+    if dtype == torch.bfloat16 and spec is not None and spec.scalars_as_blocks and value.dtype in (
+            torch.float32, torch.float64):
         # Triton's interpreter truncates float32 -> bfloat16; the GPU rounds to nearest even
         source = value.node if value.dtype == torch.float32 else expr("v.to(tl.float32)", v=value.node)
         return expr("portable_round_to_bfloat16(v)", v=source)
@@ -106,7 +106,7 @@ class LowerToTriton:
         return vt.dtype if vt.is_python else compute_dtype(vt.dtype, self.spec.opmath)
 
     def cast(self, value: Lowered, dtype: torch.dtype, bare_literal_ok: bool = False) -> ast.expr:
-        result = cast_value(value, dtype, bare_literal_ok, self.spec.scalars_as_blocks)
+        result = cast_value(value, dtype, bare_literal_ok, self.spec)
         if isinstance(value.node, ast.Name) and result is not value.node and not value.is_literal:
             # the same named value converted twice is converted once
             key = (value.node.id, dtype)

@@ -14,6 +14,7 @@ import torch
 
 import tritonize
 from tritonize import call, pointwise
+from tritonize.decorator import signature_key
 
 
 @pointwise
@@ -234,3 +235,50 @@ def test_results_are_fresh_tensors_each_call(device):
     assert a.data_ptr() != b.data_ptr()
     a.zero_()
     assert torch.equal(b, torch.full((4,), 2.0, device=device))
+
+
+def test_keywords_and_defaults_take_the_memoized_path(device):
+    @pointwise
+    def affine(x, scale: float = 2.0, shift: float = 0.5):
+        return x * scale + shift
+
+    x = torch.randn(7, device=device)
+    torch.testing.assert_close(affine(x), x * 2.0 + 0.5)
+    torch.testing.assert_close(affine(x, shift=1.0), x * 2.0 + 1.0)
+    torch.testing.assert_close(affine(x, 3.0, shift=-1.0), x * 3.0 - 1.0)
+    torch.testing.assert_close(affine(x, shift=2, scale=1), x + 2.0)
+    assert len(affine._recipes) == 2  # (tensor, float, float) and (tensor, int, int)
+    with pytest.raises(tritonize.ArgumentCountError):
+        affine(x, scale=1.0, bogus=2)
+    with pytest.raises(tritonize.ArgumentCountError):
+        affine(x, 1.0, scale=2.0)
+
+
+def test_differently_aligned_pointers_of_one_signature(device):
+    """Triton specializes on 16-byte alignment: the memoized launch must tell them apart."""
+    base = torch.randn(1025, device=device)
+    aligned, misaligned = base[:1024], base[1:]
+    assert signature_key((aligned, aligned)) != signature_key((misaligned, misaligned))
+    for _ in range(3):
+        torch.testing.assert_close(add(aligned, aligned), aligned * 2)
+        torch.testing.assert_close(add(misaligned, misaligned), misaligned * 2)
+        torch.testing.assert_close(add(aligned, misaligned), aligned + misaligned)
+
+
+def test_operands_that_disagree_on_layout_get_a_2d_tile(device):
+    a = torch.randn(70, 33, device=device)
+    b = torch.randn(33, 70, device=device)
+    spec = _spec(add, a.t(), b)
+    assert spec.tile == (0, 1)
+    assert "BLOCK1: tl.constexpr" in add.source(a.t(), b)
+    torch.testing.assert_close(add(a.t(), b), a.t() + b)
+    x = torch.randn(3, 5, 7, 9, device=device).permute(2, 0, 3, 1)
+    y = torch.randn(x.shape, device=device)
+    assert _spec(add, x, y).tile is not None
+    torch.testing.assert_close(add(x, y), x + y)
+    torch.testing.assert_close(axpy(2.5, x, y), 2.5 * x + y)  # a scalar in a tiled kernel
+    # contiguous and broadcast operands keep the flat walk
+    assert _spec(add, b, b).tile is None
+    assert _spec(add, b, torch.randn(33, 1, device=device)).tile is None
+    assert call.choose_tile([5, 7], [[7, 1], [1, 5]]) == (0, 1)
+    assert call.choose_tile([5, 7], [[7, 1], [2, 0]]) is None

@@ -8,12 +8,17 @@ from triton.language.extra import libdevice
 
 @triton.jit
 def helper_kernel(x_ptr, y_ptr, out0_ptr, x_stride0, x_stride1, y_stride0, y_stride1,
-    out0_stride0, out0_stride1, size1, num_tasks, BLOCK: tl.constexpr):
+    out0_stride0, out0_stride1, size0, size1, num_tasks, BLOCK0: tl.constexpr, BLOCK1: tl.constexpr
+    ):
     pid = tl.program_id(0)
-    tid = pid * BLOCK + tl.arange(0, BLOCK)
-    mask = tid < num_tasks
-    i1 = tid % size1
-    i0 = tid // size1
+    tiles_inner = (size1 + BLOCK1 - 1) // BLOCK1
+    tiles_p = (size0 + BLOCK0 - 1) // BLOCK0
+    tile_inner = pid % tiles_inner
+    rest = pid // tiles_inner
+    tile_p = rest % tiles_p
+    i1 = tile_inner * BLOCK1 + tl.arange(0, BLOCK1)[None, :]
+    i0 = tile_p * BLOCK0 + tl.arange(0, BLOCK0)[:, None]
+    mask = (i1 < size1) & (i0 < size0)
     x = tl.load(x_ptr + (i0 * x_stride0 + i1 * x_stride1), mask=mask)
     y = tl.load(y_ptr + (i0 * y_stride0 + i1 * y_stride1), mask=mask)
     # src[golden_functions.py:24]: return silu(x) * y
@@ -21,7 +26,7 @@ def helper_kernel(x_ptr, y_ptr, out0_ptr, x_stride0, x_stride1, y_stride0, y_str
         libdevice.exp(x * -1.0)) * y, mask=mask)
 
 
-def launch(x, y, out0, x_strides, y_strides, out0_strides, sizes, num_tasks, grid, BLOCK, num_warps
-    ):
-    helper_kernel[grid](x, y, out0, *x_strides, *y_strides, *out0_strides, *sizes[1:], num_tasks,
-        BLOCK=BLOCK, num_warps=num_warps)
+def launch(x, y, out0, x_strides, y_strides, out0_strides, sizes, num_tasks, grid, BLOCK0,
+    BLOCK1, num_warps):
+    return helper_kernel[grid](x, y, out0, *x_strides, *y_strides, *out0_strides, *sizes,
+        num_tasks, BLOCK0=BLOCK0, BLOCK1=BLOCK1, num_warps=num_warps)
