@@ -109,6 +109,32 @@ def host_overhead(device, calls=2000) -> dict:
             fn(x, x)
         torch.cuda.synchronize()
         result[system] = (time.perf_counter() - start) / calls * 1e6
+    result.update(host_breakdown(x, calls))
+    return result
+
+
+def host_breakdown(x, calls) -> dict:
+    """Where a tritonize call's host time goes: the memoized lookup, the output allocation,
+    and the launch through the compiled kernel's launcher."""
+    from tritonize.decorator import signature_key
+
+    add = OPS["add"].ours
+    recipe = add._recipes[signature_key((x, x))]
+    out = torch.empty_like(x)
+    parts = {
+        "tritonize: signature key + lookup": lambda: add._recipes.get(signature_key((x, x))),
+        "tritonize: allocate the output": lambda: torch.empty_strided((1024,), (1,), device=x.device),
+    }
+    if recipe.fast is not None:
+        parts["tritonize: compiled-kernel launch"] = lambda: recipe.fast(x, x, out, *recipe.tail)
+    result = {}
+    for label, fn in parts.items():
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+        result[label] = (time.perf_counter() - start) / calls * 1e6
     return result
 
 

@@ -292,33 +292,32 @@ class LaunchRecipe:
             return
         tensors = [args[i] for i in self.tensor_positions]
         scalars = [_kernel_scalar(args[i], kind) for i, kind in zip(self.scalar_positions, self.scalar_types)]
-        launch_args = (*tensors, *outputs, *scalars, *self.strides, self.sizes, self.numel, self.grid,
-                       *self.blocks, self.warps)
-        if self.cuda:
-            if self.device.index != torch.cuda.current_device():
-                with torch.cuda.device(self.device):
-                    self.launch(*launch_args)
-                return
-            pointers = (*tensors, *outputs)
-            # outputs are fresh allocations (16-byte aligned); inputs' alignment is in the key
-            if self.fast is not None:
-                if self.proven:
-                    self.fast(*pointers, *scalars, *self.tail)
-                    return
-                try:  # the first use: a launcher that refuses its arguments raises before launching
-                    self.fast(*pointers, *scalars, *self.tail)
-                    self.proven = True
-                    return
-                except Exception:
-                    self.fast = None
-            compiled = self.launch(*launch_args)
-            if self.fast is None and FAST_LAUNCH and all(t.data_ptr() % 16 == 0 for t in outputs):
-                self.arm(compiled)
-        else:
+        if not self.cuda:
             # masked-off lanes hold zeros in the interpreter; their 0/0 must not warn
             with _INTERPRETER_LOCK, numpy.errstate(all="ignore"):
-                self.launch(*launch_args)
-
+                self.launch(*tensors, *outputs, *scalars, *self.strides, self.sizes, self.numel, self.grid,
+                            *self.blocks, self.warps)
+            return
+        if _several_gpus() and self.device.index != torch.cuda.current_device():
+            with torch.cuda.device(self.device):
+                self.launch(*tensors, *outputs, *scalars, *self.strides, self.sizes, self.numel, self.grid,
+                            *self.blocks, self.warps)
+            return
+        if self.fast is not None:
+            # outputs are fresh allocations (16-byte aligned); inputs' alignment is in the key
+            if self.proven:
+                self.fast(*tensors, *outputs, *scalars, *self.tail)
+                return
+            try:  # the first use: a launcher that refuses its arguments raises before launching
+                self.fast(*tensors, *outputs, *scalars, *self.tail)
+                self.proven = True
+                return
+            except Exception:
+                self.fast = None
+        compiled = self.launch(*tensors, *outputs, *scalars, *self.strides, self.sizes, self.numel, self.grid,
+                               *self.blocks, self.warps)
+        if self.fast is None and FAST_LAUNCH and all(t.data_ptr() % 16 == 0 for t in outputs):
+            self.arm(compiled)
 
     def arm(self, compiled):
         """Launch later calls through the compiled kernel's launcher (`CompiledKernel[grid]`),
@@ -329,6 +328,12 @@ class LaunchRecipe:
             self.proven = False
         except Exception:  # another Triton's launcher: its own path keeps working
             self.fast = None
+
+
+@functools.lru_cache(maxsize=None)
+def _several_gpus() -> bool:
+    """With one GPU the current device is the tensors' device; no need to ask each call."""
+    return torch.cuda.device_count() > 1
 
 
 # TRITONIZE_FAST_LAUNCH=0 keeps every launch on Triton's JITFunction path
