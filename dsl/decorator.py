@@ -1,6 +1,7 @@
 """`@pointwise` and PointwiseFunction: compile once at decoration, specialize per call."""
 from __future__ import annotations
 
+import ast
 import functools
 import inspect
 import math
@@ -13,7 +14,8 @@ import torch
 
 from tritonize import cache, call, display, log
 from tritonize.errors import ArgumentCountError, CallError, OutArgumentError, UnsupportedSyntax
-from tritonize.passes import ParamSpec, Specialization, generate_module, infer_output_types, run_frontend
+from tritonize.passes import (ParamSpec, Specialization, derive_backward, generate_module, infer_output_types,
+                              run_frontend)
 from tritonize.passes.type_rules import PYTHON, SHORT_NAMES
 from tritonize.promotion import normalize, output_dtype
 
@@ -33,19 +35,34 @@ class PointwiseFunction:
         if not inspect.isfunction(fn):
             raise TypeError(f"@pointwise decorates a Python function, got {type(fn).__name__}")
         self.scalar_function = fn
-        _, _, self._ctx = run_frontend(fn)  # refuses what it cannot compile, now
-        self._params = list(self._ctx.params)
-        if "out" in self._params:
-            raise UnsupportedSyntax("the parameter name 'out' is reserved for output tensors",
-                                    self._ctx.location(self._ctx.tree))
-        self.num_outputs = self._ctx.num_outputs
-        self.promotion = normalize(promotion, self.num_outputs, self._params, fn.__qualname__)
-        self._signature = inspect.signature(fn)
+        _, _, ctx = run_frontend(fn)  # refuses what it cannot compile, now
+        if "out" in ctx.params:
+            raise UnsupportedSyntax("the parameter name 'out' is reserved for output tensors", ctx.location(ctx.tree))
+        self._setup(ctx, promotion, inspect.signature(fn))
+        functools.update_wrapper(self, fn)
+
+    @classmethod
+    def _from_context(cls, ctx) -> "PointwiseFunction":
+        """A function compiled from an already lowered body (a derived backward, say)."""
+        self = cls.__new__(cls)
+        self.scalar_function = None
+        parameters = [inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in ctx.params]
+        self._setup(ctx, None, inspect.Signature(parameters))
+        self.__name__ = self.__qualname__ = ctx.function_name
+        self.__doc__ = f"The gradient function derived from {ctx.filename}:{ctx.first_line}."
+        return self
+
+    def _setup(self, ctx, promotion, signature):
+        self._ctx = ctx
+        self._params = list(ctx.params)
+        self.num_outputs = ctx.num_outputs
+        self.promotion = normalize(promotion, self.num_outputs, self._params, ctx.function_name)
+        self._signature = signature
         self._modules: dict[Specialization, tuple] = {}
         self._computed: dict[tuple, list] = {}
         self._recipes: dict[tuple, LaunchRecipe] = {}
+        self._derivatives: dict[tuple, PointwiseFunction] = {}
         self._lock = threading.Lock()
-        functools.update_wrapper(self, fn)
 
     def __repr__(self) -> str:
         return f"<pointwise {self.__qualname__}{self._signature} from {self._ctx.filename}:{self._ctx.first_line}>"
@@ -53,6 +70,8 @@ class PointwiseFunction:
     # -- calling ------------------------------------------------------------------------------
 
     def __call__(self, *args, out=None, **kwargs):
+        if torch.is_grad_enabled() and _requires_grad(args, kwargs):
+            return self._differentiable_call(args, kwargs, out)
         if out is None and (args := self._positional(args, kwargs)) is not None:
             # the steady path: a call like an earlier one is a dict lookup and a launch
             kwargs = {}
@@ -71,6 +90,37 @@ class PointwiseFunction:
         plan, spec = self.plan(args, kwargs, out)
         recipe, outputs = self._launch_planned(plan, spec)
         return recipe.finish(outputs)
+
+    # -- autograd -----------------------------------------------------------------------------
+
+    def _differentiable_call(self, args, kwargs, out):
+        if out is not None:
+            raise CallError(f"{self.__name__}(): out= does not support automatic differentiation, as in torch; "
+                            f"call it without out=, or under torch.no_grad()")
+        values = self.bind(args, kwargs)
+        ordered = [values[p] for p in self._params]
+        positions = tuple(i for i, v in enumerate(ordered) if isinstance(v, torch.Tensor))
+        template = [None if i in positions else v for i, v in enumerate(ordered)]
+        outputs = _Differentiable.apply(self, template, positions, *[ordered[i] for i in positions])
+        return outputs[0] if self.num_outputs == 1 else tuple(outputs)
+
+    def derivative(self, wrt: tuple) -> "PointwiseFunction":
+        """The derived function (parameters, output gradients) -> gradients of `wrt`."""
+        found = self._derivatives.get(wrt)
+        if found is None:
+            with self._lock:
+                found = self._derivatives.get(wrt)
+                if found is None:
+                    found = self._derivatives[wrt] = PointwiseFunction._from_context(derive_backward(self._ctx, wrt))
+        return found
+
+    def backward_source(self, *args, **kwargs) -> str:
+        """The derived gradient function, as scalar Python, for a call with these arguments
+        (gradients of every floating-point tensor argument)."""
+        values = self.bind(args, kwargs)
+        wrt = tuple(p for p in self._params
+                    if isinstance(values[p], torch.Tensor) and values[p].is_floating_point())
+        return ast.unparse(self.derivative(wrt)._ctx.tree) + "\n"
 
     def _positional(self, args, kwargs):
         """All arguments by position (keywords and defaults filled in), or None to bind slowly."""
@@ -328,6 +378,54 @@ class LaunchRecipe:
             self.proven = False
         except Exception:  # another Triton's launcher: its own path keeps working
             self.fast = None
+
+
+def _requires_grad(args, kwargs) -> bool:
+    for value in args:
+        if isinstance(value, torch.Tensor) and value.requires_grad:
+            return True
+    return any(isinstance(v, torch.Tensor) and v.requires_grad for v in kwargs.values())
+
+
+class _Differentiable(torch.autograd.Function):
+    """A @pointwise call recorded for autograd; its backward runs the derived function."""
+
+    @staticmethod
+    def forward(ctx, fn, template, positions, *tensors):
+        args = list(template)
+        for position, tensor in zip(positions, tensors):
+            args[position] = tensor
+        result = fn(*args)  # grad mode is off inside forward: the plain path
+        outputs = result if isinstance(result, tuple) else (result,)
+        ctx.fn, ctx.template, ctx.positions = fn, template, positions
+        ctx.save_for_backward(*tensors)
+        ctx.mark_non_differentiable(*[o for o in outputs if not o.is_floating_point()])
+        return outputs
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        tensors = ctx.saved_tensors
+        needs = ctx.needs_input_grad[3:]
+        fn = ctx.fn
+        wrt = tuple(fn._params[p] for p, need in zip(ctx.positions, needs) if need)
+        if not wrt:
+            return (None, None, None) + (None,) * len(tensors)
+        args = list(ctx.template)
+        for position, tensor in zip(ctx.positions, tensors):
+            args[position] = tensor
+        gradients = [g if g is not None else 0.0 for g in grad_outputs]  # an unused output: no gradient
+        result = fn.derivative(wrt)(*args, *gradients)
+        result = iter(result if isinstance(result, tuple) else (result,))
+        grads = []
+        for tensor, need in zip(tensors, needs):
+            if not need:
+                grads.append(None)
+                continue
+            grad = next(result)
+            if grad.shape != tensor.shape:  # a broadcast input: sum over the dims it was spread on
+                grad = grad.sum_to_size(tensor.shape)
+            grads.append(grad.to(tensor.dtype))
+        return (None, None, None, *grads)
 
 
 @functools.lru_cache(maxsize=None)

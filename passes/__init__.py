@@ -16,6 +16,7 @@ from tritonize.passes.build_module import BuildModule
 from tritonize.passes.check_subset import CheckSubset
 from tritonize.passes.context import FrontendContext, ParamSpec, Specialization
 from tritonize.passes.desugar_assignments import DesugarAssignments
+from tritonize.passes.differentiate import Differentiate
 from tritonize.passes.fold_constants import FoldConstants
 from tritonize.passes.infer_types import InferTypes
 from tritonize.passes.inline_helpers import InlineHelpers
@@ -26,7 +27,7 @@ from tritonize.passes.parse_source import parse_function
 from tritonize.passes.render import render
 from tritonize.passes.resolve_names import ResolveNames, local_names
 
-__all__ = ["run_frontend", "generate_module", "infer_output_types", "FrontendContext", "ParamSpec", "Specialization", "FRONTEND"]
+__all__ = ["run_frontend", "generate_module", "infer_output_types", "derive_backward", "FrontendContext", "ParamSpec", "Specialization", "FRONTEND"]
 
 FRONTEND = [
     CheckSubset,               # refuse what is outside the scalar subset, with file:line:col
@@ -77,6 +78,20 @@ def run_frontend(fn, helper_stack=()):
     values = ret.value.elts if isinstance(ret.value, ast.Tuple) else [ret.value]
     ctx.tree = tree
     return body, values, ctx
+
+
+def derive_backward(ctx: FrontendContext, wrt: tuple) -> FrontendContext:
+    """The context of the function that maps (parameters, output gradients) to the gradients
+    of the parameters in `wrt`: the forward context's straight-line body, differentiated."""
+    derived_ctx = copy.copy(ctx)
+    derived_ctx.names = NameAllocator(ctx.names.taken)
+    tree = Differentiate(derived_ctx, wrt).run(copy.deepcopy(ctx.tree))
+    derived_ctx.tree = tree
+    derived_ctx.function_name = tree.name
+    derived_ctx.params = [a.arg for a in tree.args.args]
+    derived_ctx.num_outputs = len(wrt)
+    derived_ctx.defaults = {}
+    return derived_ctx
 
 
 def infer_output_types(ctx: FrontendContext, params: tuple) -> list:

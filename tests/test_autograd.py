@@ -1,0 +1,151 @@
+"""Gradients derived from the scalar source: gradcheck and gradgradcheck in float64 on
+functions with if/else, helpers, scalar arguments, two outputs, broadcast and non-contiguous
+inputs; torch's conventions at ties; float32/bfloat16 gradients against torch's own."""
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+from torch.autograd import gradcheck, gradgradcheck
+
+import tritonize
+from tritonize import pointwise
+
+
+@pointwise
+def softplus(x, beta: float = 1.0, threshold: float = 20.0):
+    if x * beta > threshold:
+        return x
+    return math.log1p(math.exp(x * beta)) / beta
+
+
+def gelu_scalar(v):
+    return 0.5 * v * (1.0 + math.erf(v * 0.7071067811865476))
+
+
+@pointwise
+def gelu_and_mul(x, y):
+    return gelu_scalar(x) * y
+
+
+@pointwise
+def polar(r, theta):
+    return r * math.cos(theta), r * math.sin(theta)
+
+
+@pointwise
+def mixed(a, b, n):
+    t = a * b + math.tanh(a) / (b * b + 1.0)
+    if n > 0:
+        t = t * math.sqrt(abs(b) + 1.0) - a ** 3
+    elif a < b:
+        return math.atan2(a, b) + math.hypot(a, b)
+    return t + math.exp(-a * a) * float(n)
+
+
+@pointwise
+def extrema(a, b):
+    return max(a, b) + min(a, b) * 2 + abs(a)
+
+
+def _double(*shape, device="cpu", seed=0):
+    generator = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=generator, dtype=torch.float64).to(device).requires_grad_()
+
+
+def test_first_and_second_derivatives_through_if_else_and_scalars(device):
+    x = (_double(24, device=device) * 8).detach().requires_grad_()
+    assert gradcheck(lambda t: softplus(t, 2.0), (x,))
+    assert gradgradcheck(lambda t: softplus(t, 2.0), (x,))
+    x.grad = None
+    softplus(x, 2.0).sum().backward()
+    expected, = torch.autograd.grad(torch.nn.functional.softplus(x, 2.0).sum(), x)
+    torch.testing.assert_close(x.grad, expected)
+
+
+def test_helpers_broadcast_and_non_contiguous(device):
+    x = _double(5, 6, device=device)
+    y = _double(6, device=device, seed=1)  # broadcast along dim 0: its gradient is summed back
+    assert gradcheck(gelu_and_mul, (x, y))
+    assert gradgradcheck(gelu_and_mul, (x, y))
+    xt = _double(6, 5, device=device, seed=2).detach().t().requires_grad_()  # transposed
+    assert gradcheck(gelu_and_mul, (xt, y))
+
+
+def test_two_outputs_and_unused_outputs(device):
+    r, theta = _double(7, device=device), _double(7, device=device, seed=3)
+    assert gradcheck(polar, (r, theta))
+    assert gradgradcheck(polar, (r, theta))
+    re, _ = polar(r, theta)  # only one output takes part
+    re.sum().backward()
+    torch.testing.assert_close(r.grad, torch.cos(theta).detach())
+
+
+def test_branches_math_and_integer_arguments_carry_no_gradient(device):
+    a, b = _double(30, device=device), _double(30, device=device, seed=4)
+    n = torch.randint(-2, 3, (30,), device=device)
+    assert gradcheck(lambda a, b: mixed(a, b, n), (a, b))
+    assert gradgradcheck(lambda a, b: mixed(a, b, n), (a, b))
+    assert gradcheck(lambda a: mixed(a, 0.75, 2), (a,))  # a Python number gets no gradient
+
+
+def test_zero_dim_tensor_gets_its_gradient_reduced(device):
+    x = _double(4, 3, device=device)
+    s = torch.tensor(1.5, dtype=torch.float64, device=device, requires_grad=True)
+    assert gradcheck(gelu_and_mul, (x, s))
+
+
+def test_ties_follow_torch(device):
+    a = torch.tensor([1.0, 2.0, 3.0, 0.0, -1.0], dtype=torch.float64, device=device, requires_grad=True)
+    b = torch.tensor([1.0, 1.0, 4.0, 0.0, -1.0], dtype=torch.float64, device=device, requires_grad=True)
+    extrema(a, b).sum().backward()
+    a2, b2 = a.detach().clone().requires_grad_(), b.detach().clone().requires_grad_()
+    (torch.maximum(a2, b2) + torch.minimum(a2, b2) * 2 + torch.abs(a2)).sum().backward()
+    torch.testing.assert_close(a.grad, a2.grad)
+    torch.testing.assert_close(b.grad, b2.grad)
+
+
+@pytest.mark.parametrize("dtype, rtol", [(torch.float32, 1e-5), (torch.bfloat16, 2e-2)])
+def test_low_precision_gradients_match_torch(dtype, rtol, device):
+    @pointwise
+    def silu(v):
+        return v / (1.0 + math.exp(-v))
+
+    generator = torch.Generator().manual_seed(5)
+    base = torch.randn(257, generator=generator).to(device)
+    for ours, theirs in ((silu, torch.nn.functional.silu),
+                         (lambda v: gelu_and_mul(v, 1.0), torch.nn.functional.gelu)):
+        x = base.to(dtype).requires_grad_()
+        ours(x).sum().backward()
+        x2 = base.to(dtype).requires_grad_()
+        theirs(x2).sum().backward()
+        assert x.grad.dtype == dtype
+        torch.testing.assert_close(x.grad.float(), x2.grad.float(), rtol=rtol, atol=rtol)
+
+
+def test_backward_source_is_readable_python():
+    x = torch.randn(3, dtype=torch.float64)
+    text = softplus.backward_source(x, 2.0)
+    assert text.startswith("def softplus_backward(x, beta: float, threshold: float, grad_out0):")
+    assert "math.exp(" in text and "if cond else" in text
+    compile(text, "<backward>", "exec")  # plain Python
+
+
+def test_out_refuses_autograd(device):
+    x = _double(3, device=device)
+    with pytest.raises(tritonize.CallError, match="does not support automatic differentiation"):
+        softplus(x, out=torch.empty(3, dtype=torch.float64, device=device))
+    with torch.no_grad():
+        softplus(x, out=torch.empty(3, dtype=torch.float64, device=device))  # fine without grad
+
+
+def test_a_function_without_derivative_says_where(device):
+    @pointwise
+    def lg(x):
+        return math.lgamma(x) * 2
+
+    x = _double(3, device=device)
+    with pytest.raises(tritonize.ScalarTypeError, match="math.lgamma has no derivative") as info:
+        lg(x).sum().backward()
+    assert f"{__file__}:" in str(info.value)
