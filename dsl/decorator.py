@@ -11,8 +11,9 @@ from pathlib import Path
 
 import numpy
 import torch
+from torch._subclasses.fake_tensor import is_fake
 
-from tritonize import cache, call, display, log
+from tritonize import cache, call, display, log, torch_ops
 from tritonize.errors import ArgumentCountError, CallError, OutArgumentError, UnsupportedSyntax
 from tritonize.passes import (ParamSpec, Specialization, derive_backward, generate_module, infer_output_types,
                               run_frontend)
@@ -62,7 +63,9 @@ class PointwiseFunction:
         self._computed: dict[tuple, list] = {}
         self._recipes: dict[tuple, LaunchRecipe] = {}
         self._derivatives: dict[tuple, PointwiseFunction] = {}
+        self._ops: dict[tuple, object] = {}
         self._lock = threading.Lock()
+        torch_ops.op_for(self, torch_ops.default_pattern(self))  # torch.compile cannot register it later
 
     def __repr__(self) -> str:
         return f"<pointwise {self.__qualname__}{self._signature} from {self._ctx.filename}:{self._ctx.first_line}>"
@@ -70,8 +73,15 @@ class PointwiseFunction:
     # -- calling ------------------------------------------------------------------------------
 
     def __call__(self, *args, out=None, **kwargs):
+        if torch.compiler.is_compiling() or _traced(args):
+            return self._op_call(args, kwargs, out)
         if torch.is_grad_enabled() and _requires_grad(args, kwargs):
             return self._differentiable_call(args, kwargs, out)
+        return self._run(args, kwargs, out)
+
+    def _run(self, args, kwargs=None, out=None):
+        """Plan (or recall the plan of an earlier call like this) and launch."""
+        kwargs = kwargs or {}
         if out is None and (args := self._positional(args, kwargs)) is not None:
             # the steady path: a call like an earlier one is a dict lookup and a launch
             kwargs = {}
@@ -90,6 +100,18 @@ class PointwiseFunction:
         plan, spec = self.plan(args, kwargs, out)
         recipe, outputs = self._launch_planned(plan, spec)
         return recipe.finish(outputs)
+
+    # -- torch.compile ------------------------------------------------------------------------
+
+    def _op_call(self, args, kwargs, out):
+        """Under torch.compile, a call is one torch.library op with a fake implementation, so
+        the graph holds it whole (and AOTAutograd finds its derived backward)."""
+        if out is not None:
+            raise CallError(f"{self.__name__}(): out= is not supported under torch.compile; return the result")
+        values = self.bind(args, kwargs)
+        ordered = [values[p] for p in self._params]
+        result = torch_ops.op_for(self, tuple(isinstance(v, torch.Tensor) for v in ordered))(*ordered)
+        return result if self.num_outputs == 1 else tuple(result)
 
     # -- autograd -----------------------------------------------------------------------------
 
@@ -168,23 +190,12 @@ class PointwiseFunction:
         return dict(bound.arguments)
 
     def plan(self, args, kwargs, out):
-        values = self.bind(args, kwargs)
-        vtypes, kernel_values = {}, {}
-        for param, value in values.items():
-            vtypes[param], kernel_values[param] = call.classify(
-                param, value, self._ctx.scalar_annotations.get(param))
-        tensors = {p: v for p, v in kernel_values.items() if isinstance(v, torch.Tensor)}
-        device = call.common_device(tensors)
-        for param, tensor in tensors.items():
-            if tensor.device != device:  # a 0-d CPU tensor joining GPU tensors
-                tensors[param] = kernel_values[param] = tensor.to(device)
-        shape = call.broadcast_shape({p: t.shape for p, t in tensors.items()})
-        computed = self._computed_types(tuple(ParamSpec(p, vtypes[p]) for p in self._params))
-        result_dtypes = [output_dtype(rule, values, vt) for rule, vt in zip(self.promotion, computed)]
+        values, vtypes, kernel_values, tensors, device, shape, result_dtypes = self._analyze(self.bind(args, kwargs))
 
         # every tensor parameter, in parameter order; a 0-d tensor has stride 0 everywhere
         inputs = [call.Operand(p, t, call.expanded_strides(t, shape)) for p, t in tensors.items()]
         given = self._given_outputs(out)
+
         if given is not None:
             outputs = []
             for k, (tensor, dtype) in enumerate(zip(given, result_dtypes)):
@@ -212,6 +223,31 @@ class PointwiseFunction:
             rank=len(sizes), index_dtype=index_dtype, device_type=device.type,
             opmath=all(rule.opmath for rule in self.promotion), tile=tile)
         return plan, spec
+
+    def _analyze(self, values):
+        """Argument kinds, the device, the broadcast shape and the output dtypes of a call."""
+        vtypes, kernel_values = {}, {}
+        for param, value in values.items():
+            vtypes[param], kernel_values[param] = call.classify(
+                param, value, self._ctx.scalar_annotations.get(param))
+        tensors = {p: v for p, v in kernel_values.items() if isinstance(v, torch.Tensor)}
+        device = call.common_device(tensors)
+        for param, tensor in tensors.items():
+            if tensor.device != device:  # a 0-d CPU tensor joining GPU tensors
+                tensors[param] = kernel_values[param] = tensor.to(device)
+        shape = call.broadcast_shape({p: t.shape for p, t in tensors.items()})
+        computed = self._computed_types(tuple(ParamSpec(p, vtypes[p]) for p in self._params))
+        result_dtypes = [output_dtype(rule, values, vt) for rule, vt in zip(self.promotion, computed)]
+        return values, vtypes, kernel_values, tensors, device, shape, result_dtypes
+
+    def _fake_outputs(self, args):
+        """Outputs of the right shape, dtype, strides and device, computing nothing: what
+        torch.compile's fake tensors need."""
+        values, _, _, tensors, device, shape, dtypes = self._analyze(dict(zip(self._params, args)))
+        perm = call.layout_permutation(shape, [call.expanded_strides(t, shape) for t in tensors.values()])
+        strides = call.allocation_strides(shape, perm)
+        outputs = [torch.empty_strided(shape, strides, dtype=d, device=device) for d in dtypes]
+        return outputs[0] if self.num_outputs == 1 else tuple(outputs)
 
     def _computed_types(self, params):
         found = self._computed.get(params)
@@ -380,6 +416,12 @@ class LaunchRecipe:
             self.fast = None
 
 
+def _traced(args) -> bool:
+    """Fake tensors (AOTAutograd tracing a graph) must reach the op, not a kernel launch."""
+    # a plain torch.Tensor is never fake: only subclasses need the (slower) question
+    return any(type(a) is not torch.Tensor and isinstance(a, torch.Tensor) and is_fake(a) for a in args)
+
+
 def _requires_grad(args, kwargs) -> bool:
     for value in args:
         if isinstance(value, torch.Tensor) and value.requires_grad:
@@ -395,7 +437,7 @@ class _Differentiable(torch.autograd.Function):
         args = list(template)
         for position, tensor in zip(positions, tensors):
             args[position] = tensor
-        result = fn(*args)  # grad mode is off inside forward: the plain path
+        result = fn._run(tuple(args))
         outputs = result if isinstance(result, tuple) else (result,)
         ctx.fn, ctx.template, ctx.positions = fn, template, positions
         ctx.save_for_backward(*tensors)
