@@ -448,26 +448,14 @@ class _Differentiable(torch.autograd.Function):
     def backward(ctx, *grad_outputs):
         tensors = ctx.saved_tensors
         needs = ctx.needs_input_grad[3:]
-        fn = ctx.fn
-        wrt = tuple(fn._params[p] for p, need in zip(ctx.positions, needs) if need)
-        if not wrt:
-            return (None, None, None) + (None,) * len(tensors)
         args = list(ctx.template)
         for position, tensor in zip(ctx.positions, tensors):
             args[position] = tensor
-        gradients = [g if g is not None else 0.0 for g in grad_outputs]  # an unused output: no gradient
-        result = fn.derivative(wrt)(*args, *gradients)
-        result = iter(result if isinstance(result, tuple) else (result,))
-        grads = []
-        for tensor, need in zip(tensors, needs):
-            if not need:
-                grads.append(None)
-                continue
-            grad = next(result)
-            if grad.shape != tensor.shape:  # a broadcast input: sum over the dims it was spread on
-                grad = grad.sum_to_size(tensor.shape)
-            grads.append(grad.to(tensor.dtype))
-        return (None, None, None, *grads)
+        wanted = [p for p, need in zip(ctx.positions, needs) if need]
+        if not wanted:
+            return (None, None, None) + (None,) * len(tensors)
+        computed = iter(torch_ops.gradients(ctx.fn, args, grad_outputs, wanted))
+        return (None, None, None, *[next(computed) if need else None for need in needs])
 
 
 @functools.lru_cache(maxsize=None)
