@@ -252,9 +252,9 @@ def check_overlap(outputs: list, inputs: list):
 
 
 def choose_tile(sizes: list, input_strides: list):
-    """(dim p, innermost dim) for a 2D tile when an input reads lines along p while the kernel
-    walks the innermost dim (a transposed or permuted operand); None when a flat walk
-    already reads every input in lines (or broadcasts it along the innermost dim)."""
+    """(dim p, innermost dim) for a 2D tile (p x the dims after p) when an input reads lines
+    along p while the kernel walks the innermost dim (a transposed or permuted operand);
+    None when a flat walk already reads every input in lines (or broadcasts it there)."""
     rank = len(sizes)
     if rank < 2:
         return None
@@ -269,22 +269,19 @@ def choose_tile(sizes: list, input_strides: list):
 
 
 def tile_blocks(sizes: list, tile) -> tuple:
-    """Tile edges of about 4096 elements: up to 64 along each dim, and longer along one of
-    them when the other is short (a size-2 innermost dim gets a 2 x 2048 tile)."""
-    p, inner = tile
+    """Tile edges of about 4096 elements: up to 64 along each side, and longer along one
+    side when the other is short."""
+    p, _ = tile
+    inner = math.prod(sizes[p + 1:])
     block0 = min(64, _next_power_of_two(sizes[p]))
-    block1 = min(_next_power_of_two(sizes[inner]), max(64, 4096 // block0))
+    block1 = min(_next_power_of_two(inner), max(64, 4096 // block0))
     block0 = min(_next_power_of_two(sizes[p]), max(block0, 4096 // block1))
     return block0, block1
 
 
 def tile_grid(sizes: list, tile, blocks) -> int:
-    p, inner = tile
-    count = -(-sizes[inner] // blocks[1]) * -(-sizes[p] // blocks[0])
-    for d, n in enumerate(sizes):
-        if d not in tile:
-            count *= n
-    return count
+    p, _ = tile
+    return -(-math.prod(sizes[p + 1:]) // blocks[1]) * -(-sizes[p] // blocks[0]) * math.prod(sizes[:p])
 
 
 def _next_power_of_two(n: int) -> int:

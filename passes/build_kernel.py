@@ -126,21 +126,30 @@ class BuildKernel:
         return statements
 
     def decode_tile(self, pid, index, sizes, mask):
-        """A 2D tile over (dim p, innermost dim): both an operand contiguous along p and one
-        contiguous along the innermost dim read whole lines; Triton moves the tile between
-        the two layouts through shared memory. Other dims come from the program id."""
-        p, inner = self.spec.tile
-        fresh = self.names.fresh
+        """A 2D tile over (dim p) x (the dims after p, as one combined index): an operand
+        contiguous along p and one contiguous along the later dims both read whole lines;
+        Triton moves the tile between the two layouts through shared memory. The dims
+        before p come from the program id."""
+        p, _ = self.spec.tile
+        rank, fresh = len(index), self.names.fresh
+        group = list(range(p + 1, rank))
+        group_size = fresh("group_size") if len(group) > 1 else sizes[group[0]]
         tiles_inner, tiles_p = fresh("tiles_inner"), fresh("tiles_p")
         tile_inner, tile_p, rest = fresh("tile_inner"), fresh("tile_p"), fresh("rest")
-        statements = [
-            assign(tiles_inner, expr("(s + BLOCK1 - 1) // BLOCK1", s=name(sizes[inner]))),
+        statements = []
+        if len(group) > 1:
+            product = name(sizes[group[0]])
+            for d in group[1:]:
+                product = ast.BinOp(left=product, op=ast.Mult(), right=name(sizes[d]))
+            statements.append(assign(group_size, product))
+        statements += [
+            assign(tiles_inner, expr("(s + BLOCK1 - 1) // BLOCK1", s=name(group_size))),
             assign(tiles_p, expr("(s + BLOCK0 - 1) // BLOCK0", s=name(sizes[p]))),
             assign(tile_inner, expr("pid % n", pid=name(pid), n=name(tiles_inner))),
             assign(rest, expr("pid // n", pid=name(pid), n=name(tiles_inner))),
             assign(tile_p, expr("r % n", r=name(rest), n=name(tiles_p))),
         ]
-        others = [d for d in range(len(index) - 1, -1, -1) if d not in (p, inner)]
+        others = list(range(p - 1, -1, -1))
         if others:
             statements.append(assign(rest, expr("r // n", r=name(rest), n=name(tiles_p))))
         for position, d in enumerate(others):
@@ -149,12 +158,23 @@ class BuildKernel:
             else:
                 statements.append(assign(index[d], expr("r % s", r=name(rest), s=name(sizes[d]))))
                 statements.append(assign(rest, expr("r // s", r=name(rest), s=name(sizes[d]))))
+        inner = fresh("inner") if len(group) > 1 else index[group[0]]
         statements += [
-            assign(index[inner], expr("t * BLOCK1 + tl.arange(0, BLOCK1)[None, :]", t=name(tile_inner))),
+            assign(inner, expr("t * BLOCK1 + tl.arange(0, BLOCK1)[None, :]", t=name(tile_inner))),
             assign(index[p], expr("t * BLOCK0 + tl.arange(0, BLOCK0)[:, None]", t=name(tile_p))),
-            assign(mask, expr("(a < sa) & (b < sb)", a=name(index[inner]), sa=name(sizes[inner]),
+            assign(mask, expr("(a < sa) & (b < sb)", a=name(inner), sa=name(group_size),
                               b=name(index[p]), sb=name(sizes[p]))),
         ]
+        if len(group) > 1:  # the combined index, decoded right to left
+            remaining = inner
+            for position, d in enumerate(reversed(group)):
+                if position == len(group) - 1:
+                    statements.append(assign(index[d], name(remaining)))
+                else:
+                    statements.append(assign(index[d], expr("r % s", r=name(remaining), s=name(sizes[d]))))
+                    quotient = fresh("inner")
+                    statements.append(assign(quotient, expr("r // s", r=name(remaining), s=name(sizes[d]))))
+                    remaining = quotient
         return statements
 
     @staticmethod

@@ -282,3 +282,15 @@ def test_operands_that_disagree_on_layout_get_a_2d_tile(device):
     assert _spec(add, b, torch.randn(33, 1, device=device)).tile is None
     assert call.choose_tile([5, 7], [[7, 1], [1, 5]]) == (0, 1)
     assert call.choose_tile([5, 7], [[7, 1], [2, 0]]) is None
+
+
+def test_tile_with_combined_inner_dims(device):
+    """The output is contiguous over two trailing dims that the other operand splits: the
+    tile's inner side walks both as one index."""
+    x = torch.randn(2, 64, 3, 2, device=device)  # a permuted view whose last two dims are one run
+    a = x.permute(0, 3, 2, 1)
+    b = torch.randn(a.shape, device=device)
+    spec = _spec(add, a, b)
+    assert spec.tile is not None and spec.tile[0] < spec.rank - 2
+    assert "group_size" in add.source(a, b)
+    torch.testing.assert_close(add(a, b), a + b)
