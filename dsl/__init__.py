@@ -19,3 +19,8 @@ __all__ = [
     "ScalarTypeError", "CallError", "BroadcastError", "OutArgumentError", "DeviceError", "DtypeError",
     "ArgumentCountError",
 ]
+
+# the op library's registration into PyTorch (imports tritonize.ops, which uses the names above)
+from tritonize.ops.registry import disable, enable, enabled, registered_ops  # noqa: E402
+
+__all__ += ["enable", "disable", "enabled", "registered_ops"]

@@ -1,0 +1,43 @@
+"""tritonize.ops: torch-compatible element-wise ops, every kernel a @pointwise scalar function.
+
+    import tritonize.ops as tops
+    y = tops.gelu(x, approximate="tanh")
+    tops.add_(x, y, alpha=2)
+
+`tritonize.enable()` / `tritonize.enabled()` register them as the implementation of the aten
+overloads listed by `tritonize.registered_ops()` (see registry.py).
+"""
+from tritonize.ops.activations import (celu, celu_, elu, elu_, gelu, gelu_, glu, hardshrink, hardsigmoid,
+                                       hardsigmoid_, hardswish, hardswish_, hardtanh, hardtanh_, leaky_relu,
+                                       leaky_relu_, log_sigmoid_forward, logsigmoid, mish, mish_, relu, relu6,
+                                       relu6_, relu_, selu, selu_, silu, silu_, softplus, softshrink, softsign,
+                                       tanhshrink, threshold, threshold_)
+from tritonize.ops.arithmetic import (abs, abs_, absolute, absolute_, add, add_, addcdiv, addcdiv_, addcmul,
+                                      addcmul_, arctan2, arctan2_, atan2, atan2_, clamp, clamp_, clamp_max,
+                                      clamp_max_, clamp_min, clamp_min_, clip, clip_, copy, copy_, copysign,
+                                      copysign_, div, div_, divide, divide_, fill, fill_, float_power,
+                                      float_power_, floor_divide, floor_divide_, fmax, fmin, fmod, fmod_,
+                                      heaviside, heaviside_, hypot, hypot_, ldexp, ldexp_, lerp, lerp_,
+                                      logaddexp, logaddexp2, masked_fill, masked_fill_, maximum, minimum, mul,
+                                      mul_, multiply, multiply_, nan_to_num, nan_to_num_, neg, neg_, negative,
+                                      negative_, nextafter, nextafter_, positive, pow, pow_, reciprocal,
+                                      reciprocal_, remainder, remainder_, rsub, sgn, sgn_, sign, sign_, square,
+                                      square_, sub, sub_, subtract, subtract_, to_copy, true_divide,
+                                      true_divide_, where, xlogy, xlogy_)
+from tritonize.ops.bitwise import (bitwise_and, bitwise_and_, bitwise_left_shift, bitwise_left_shift_,
+                                   bitwise_not, bitwise_not_, bitwise_or, bitwise_or_, bitwise_right_shift,
+                                   bitwise_right_shift_, bitwise_xor, bitwise_xor_)
+from tritonize.ops.comparison import (eq, eq_, ge, ge_, greater, greater_, greater_equal, greater_equal_, gt,
+                                      gt_, isclose, isfinite, isinf, isnan, isneginf, isposinf, le, le_, less,
+                                      less_, less_equal, less_equal_, logical_and, logical_and_, logical_not,
+                                      logical_not_, logical_or, logical_or_, logical_xor, logical_xor_, lt, lt_,
+                                      ne, ne_, not_equal, not_equal_, signbit)
+from tritonize.ops.math_ops import (acos, acos_, acosh, acosh_, arccos, arccos_, arccosh, arccosh_, arcsin,
+                                    arcsin_, arcsinh, arcsinh_, arctan, arctan_, arctanh, arctanh_, asin, asin_,
+                                    asinh, asinh_, atan, atan_, atanh, atanh_, ceil, ceil_, cos, cos_, cosh,
+                                    cosh_, deg2rad, deg2rad_, digamma, digamma_, erf, erf_, erfc, erfc_, erfinv,
+                                    erfinv_, exp, exp2, exp2_, exp_, expm1, expm1_, fix, fix_, floor, floor_,
+                                    frac, frac_, lgamma, lgamma_, log, log1p, log1p_, log2, log2_, log10,
+                                    log10_, log_, logit, logit_, rad2deg, rad2deg_, round, round_, rsqrt,
+                                    rsqrt_, sigmoid, sigmoid_, sin, sin_, sinh, sinh_, sqrt, sqrt_, tan, tan_,
+                                    tanh, tanh_, trunc, trunc_)

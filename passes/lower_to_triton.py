@@ -58,9 +58,9 @@ def cast_value(value: Lowered, dtype: torch.dtype, bare_literal_ok: bool = False
         return value.node
     if dtype == torch.bool:
         return expr("v != 0", v=value.node)
-    if dtype == torch.bfloat16 and spec is not None and spec.scalars_as_blocks and value.dtype in (
-            torch.float32, torch.float64):
-        # Triton's interpreter truncates float32 -> bfloat16; the GPU rounds to nearest even
+    if dtype == torch.bfloat16 and spec is not None and spec.scalars_as_blocks:
+        # Triton's interpreter truncates float32 -> bfloat16 (the GPU rounds to nearest even) and
+        # converts integers to bfloat16 by reinterpreting them: go through float32, then round
         source = value.node if value.dtype == torch.float32 else expr("v.to(tl.float32)", v=value.node)
         return expr("portable_round_to_bfloat16(v)", v=source)
     return expr("v.to(D)", v=value.node, D=expr(triton_dtype(dtype)))
@@ -396,6 +396,8 @@ class LowerToTriton:
                 log_base = Lowered(self.math("log", args[1:], dtype), node.tz_operands, dtype)
                 return self.result(node, self.true_divide(log_x, log_base, dtype))
             entry = MATH_TABLE[fname]
+            if fname == "nextafter" and node.tz_operands.dtype != torch.float64:
+                return self.result(node, self.nextafter_in(node.tz_operands.dtype, args, dtype))
             if entry.kind == "same" and not is_float(dtype):
                 return self.result(node, self.cast(args[0], dtype))
             return self.result(node, self.math(fname, args, dtype))
@@ -420,6 +422,31 @@ class LowerToTriton:
         if builtin == "bool":
             return self.result(node, self.truthy(value))
         return self.result(node, self.cast(value, self.rep(node.tz_type)))  # float(), int()
+
+    def nextafter_in(self, storage, args, dtype) -> ast.expr:
+        """math.nextafter one unit in the last place of the value's own dtype, from its bits:
+        computed in float32 (opmath) or float64 (the interpreter's math) and rounded, a step
+        would round back to where it started. bfloat16 steps by 2^16 in float32's bits (it is
+        float32's top half), so no bfloat16 arithmetic is needed (the interpreter has none)."""
+        work = torch.float16 if storage == torch.float16 else torch.float32
+        width = 16 if work == torch.float16 else 32
+        unit = 65536 if storage == torch.bfloat16 else 1
+        W, I = expr(triton_dtype(work)), expr(f"tl.int{width}")
+        a, b = args
+        if storage != work:  # round to bfloat16 first, then widen
+            a = Lowered(self.cast(a, storage), a.vtype, storage)
+            b = Lowered(self.cast(b, storage), b.vtype, storage)
+        a, b = self.hoisted(a, work, "a"), self.hoisted(b, work, "b")
+        int_dtype = torch.int16 if width == 16 else torch.int32
+        bits = self.hoist(Lowered(expr("a.to(I, bitcast=True)", a=a, I=I), None, int_dtype), "bits").node
+        step = expr("tl.where((b > a) == (a > 0), bits + u, bits - u).to(W, bitcast=True)",
+                    a=a, b=b, bits=bits, u=constant(unit), W=W)
+        # from zero: the smallest subnormal, with b's sign
+        tiny = expr("tl.where(b < 0, m, u).to(I).to(W, bitcast=True)", b=b, m=constant(-2**(width - 1) + unit),
+                    u=constant(unit), I=I, W=W)
+        result = expr("tl.where((a != a) | (b != b), a + b, tl.where(a == b, b, tl.where(a == 0, t, s)))",
+                      a=a, b=b, t=tiny, s=step)
+        return result if work == dtype else expr("v.to(D)", v=result, D=expr(triton_dtype(dtype)))
 
     def math(self, fname, args, dtype) -> ast.expr:
         """A math call computed in `dtype`'s float (portable: float64) and returned in `dtype`."""

@@ -1,0 +1,180 @@
+"""What the thin op wrappers share: torch's result dtype for a call, torch's errors for bad
+input, scalars cast to a tensor's dtype as ATen casts them, and `out=` handled like torch
+(resized to the result shape when it differs). No kernels here: those are @pointwise functions."""
+from __future__ import annotations
+
+import math
+import warnings
+
+import torch
+
+from tritonize.passes.type_rules import PYTHON, TENSOR, ZERO_DIM, VType, promote
+
+# the names ATen's dispatch macros print ("frac_cpu" not implemented for 'Long')
+TYPE_NAMES = {
+    torch.bool: "Bool", torch.uint8: "Byte", torch.int8: "Char", torch.int16: "Short", torch.int32: "Int",
+    torch.int64: "Long", torch.float16: "Half", torch.bfloat16: "BFloat16", torch.float32: "Float",
+    torch.float64: "Double",
+}
+# the C++ names ATen's checked scalar conversion prints
+C_NAMES = {
+    torch.bool: "bool", torch.uint8: "uint8_t", torch.int8: "int8_t", torch.int16: "int16_t",
+    torch.int32: "int", torch.int64: "int64_t", torch.float16: "c10::Half", torch.bfloat16: "c10::BFloat16",
+    torch.float32: "float", torch.float64: "double",
+}
+
+
+def vtype(value) -> VType:
+    if isinstance(value, torch.Tensor):
+        return VType(value.dtype, TENSOR if value.dim() else ZERO_DIM)
+    if isinstance(value, bool):
+        return VType(torch.bool, PYTHON)
+    if isinstance(value, int):
+        return VType(torch.int64, PYTHON)
+    return VType(torch.float64, PYTHON)
+
+
+def dtype_of(value) -> torch.dtype:
+    """A tensor's dtype, or the dtype ATen wraps a Python number in."""
+    return vtype(value).dtype
+
+
+def result_dtype(*values) -> torch.dtype:
+    """torch.result_type over tensors and Python numbers (None is skipped)."""
+    vts = [vtype(v) for v in values if v is not None]
+    result = promote(*vts)
+    if result.priority == PYTHON and result.dtype == torch.float64:
+        return torch.get_default_dtype()
+    return result.dtype
+
+
+def is_floating(dtype: torch.dtype) -> bool:
+    return dtype.is_floating_point
+
+
+def is_integral(dtype: torch.dtype, include_bool: bool) -> bool:
+    return not dtype.is_floating_point and (include_bool or dtype != torch.bool)
+
+
+def not_implemented(name: str, dtype: torch.dtype):
+    """The error ATen's dispatch macros raise for a dtype a kernel has no instance for."""
+    raise NotImplementedError(f'"{name}" not implemented for \'{TYPE_NAMES.get(dtype, dtype)}\'')
+
+
+def require_floating(name: str, dtype: torch.dtype):
+    if not dtype.is_floating_point:
+        not_implemented(name, dtype)
+
+
+def require_not_bool(name: str, dtype: torch.dtype):
+    if dtype == torch.bool:
+        not_implemented(name, dtype)
+
+
+def require_integral(name: str, dtype: torch.dtype):
+    if dtype.is_floating_point:
+        not_implemented(name, dtype)
+
+
+def scalar_for(dtype: torch.dtype, value):
+    """`value` (a Python number or a 0-d tensor) converted to `dtype` the way ATen's
+    `Scalar::to<T>()` does (c10::checked_convert): floats truncate to integers, and a value out
+    of the dtype's range is an error (negative ints may wrap into uint8; inf and nan pass into
+    floats)."""
+    if isinstance(value, torch.Tensor):
+        value = value.item()
+    if dtype == torch.bool:
+        return bool(value)
+    if dtype.is_floating_point:
+        value = float(value)
+        if math.isfinite(value) and dtype != torch.float64 and abs(value) > torch.finfo(dtype).max:
+            _overflow(dtype)
+        return value
+    info = torch.iinfo(dtype)
+    if isinstance(value, float):
+        if value != value or not info.min <= value <= info.max:
+            _overflow(dtype)
+        return int(value)
+    value = int(value)
+    if dtype == torch.uint8 and -info.max <= value < 0:
+        return value % 256
+    if not info.min <= value <= info.max:
+        _overflow(dtype)
+    return value
+
+
+def _overflow(dtype):
+    raise RuntimeError(f"value cannot be converted to type {C_NAMES[dtype]} without overflow")
+
+
+def widened(*values):
+    """The arguments, with tensors converted to float64 where the result is float64 and they
+    are not: the kernels promote operation by operation, so log(int8) would be computed in
+    float32 before it meets a float64 operand; ATen converts every input first."""
+    if result_dtype(*values) != torch.float64:
+        return values
+    from tritonize.ops.arithmetic import to_copy  # the cast kernels live with copy_
+    return tuple(to_copy(v, dtype=torch.float64) if isinstance(v, torch.Tensor) and v.dtype != torch.float64
+                 and v.dim() else v for v in values)
+
+
+def broadcast_shape(*values) -> tuple:
+    """The broadcast shape of the tensors among `values`, with torch's error if there is none."""
+    shape: list = []
+    for value in values:
+        if not isinstance(value, torch.Tensor):
+            continue
+        other = list(value.shape)
+        if len(other) > len(shape):
+            shape = [1] * (len(other) - len(shape)) + shape
+        other = [1] * (len(shape) - len(other)) + other
+        for i, (a, b) in enumerate(zip(shape, other)):
+            if a != b and a != 1 and b != 1:
+                raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
+                                   f"non-singleton dimension {i}")
+            if a == 1:
+                shape[i] = b
+    return tuple(shape)
+
+
+def prepare_out(out: torch.Tensor, shape: tuple) -> torch.Tensor:
+    """Resize `out` to `shape` as ATen's `resize_output` does (warning if it had elements)."""
+    if tuple(out.shape) != tuple(shape):
+        if out.numel() != 0:
+            warnings.warn(
+                f"An output with one or more elements was resized since it had shape {list(out.shape)}, which "
+                f"does not match the required output shape {list(shape)}. This behavior is deprecated, and in a "
+                f"future PyTorch release outputs will not be resized unless they have zero elements. You can "
+                f"explicitly reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
+                UserWarning, stacklevel=3)
+        out.resize_(shape)
+    return out
+
+
+def call(fn, *args, out=None):
+    """Run a @pointwise function, allocating its result or writing into `out` like torch's
+    `out=` (resized to the broadcast shape of the tensor arguments if it differs)."""
+    if out is None:
+        return fn(*args)
+    if isinstance(out, tuple):
+        shape = broadcast_shape(*args)
+        for o in out:
+            prepare_out(o, shape)
+        fn(*args, out=out)
+        return out
+    prepare_out(out, broadcast_shape(*args))
+    fn(*args, out=out)
+    return out
+
+
+class Unsupported(RuntimeError):
+    """Inputs the op library does not run (another device, layout or dtype); the registered
+    kernels hand such calls to the kernel they replaced."""
+
+
+def run(kernel, *args, out=None, inplace=None):
+    """The functional (`out=None`), out= or in-place (`inplace=self`) form of a kernel call."""
+    if inplace is not None:
+        kernel(*args, out=inplace)
+        return inplace
+    return call(kernel, *args, out=out)

@@ -1,0 +1,834 @@
+"""Arithmetic: add, sub, mul, div (all rounding modes), remainder, fmod, pow, neg, abs, sign,
+addcmul/addcdiv, lerp, clamp, maximum/minimum, copysign, hypot, atan2, logaddexp, xlogy,
+heaviside, ldexp, nextafter, where, masked_fill, nan_to_num, fill, copy and dtype casts.
+
+Every kernel is a @pointwise scalar function; the wrappers below only choose one by a flag or
+by dtype, apply torch's checks and errors, and pick the functional, out= or in-place form.
+Output dtypes: a function without `promotion=` gets the dtype it computes (torch's promotion op
+by op, exact for one binary operation); `promotion=` gives torch's rule where op-by-op
+promotion would differ (three or more operands, or a dtype fixed by one argument).
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from tritonize import Promotion, pointwise
+from tritonize.ops import _common as c
+from tritonize.passes.type_rules import SUPPORTED_DTYPES
+
+# -- kernels ------------------------------------------------------------------------------------
+
+
+@pointwise
+def add_kernel(input, other):
+    return input + other
+
+
+@pointwise(promotion=Promotion("default", over=("input", "other")))
+def add_alpha_kernel(input, other, alpha):
+    return input + alpha * other
+
+
+@pointwise
+def sub_kernel(input, other):
+    return input - other
+
+
+@pointwise(promotion=Promotion("default", over=("input", "other")))
+def sub_alpha_kernel(input, other, alpha):
+    return input - alpha * other
+
+
+@pointwise(promotion=Promotion("default", over=("input", "other")))
+def rsub_alpha_kernel(input, other, alpha):
+    return other - alpha * input
+
+
+@pointwise
+def mul_kernel(input, other):
+    return input * other
+
+
+@pointwise
+def true_divide_kernel(input, other):
+    return input / other
+
+
+@pointwise
+def div_trunc_float_kernel(input, other):
+    return math.trunc(input / other)
+
+
+def trunc_div_of(a, b):
+    """C's truncating division from Python's floor division: one step back up where the floor
+    quotient is negative and inexact (only values in the promoted dtype are compared)."""
+    q = a // b
+    return q + 1 if a - q * b != 0 and q < 0 else q
+
+
+@pointwise
+def div_trunc_int_kernel(input, other):
+    return trunc_div_of(input, other)
+
+
+@pointwise
+def floor_divide_kernel(input, other):
+    return input // other
+
+
+@pointwise
+def remainder_kernel(input, other):
+    return input % other
+
+
+@pointwise
+def fmod_float_kernel(input, other):
+    return math.fmod(input, other)
+
+
+@pointwise
+def fmod_int_kernel(input, other):
+    return input - trunc_div_of(input, other) * other  # C's remainder: the dividend's sign
+
+
+@pointwise
+def pow_kernel(input, exponent):
+    return input ** exponent
+
+
+@pointwise
+def square_kernel(input):
+    return input ** 2
+
+
+@pointwise
+def neg_kernel(input):
+    return -input
+
+
+@pointwise
+def reciprocal_kernel(input):
+    return 1 / input
+
+
+@pointwise
+def abs_kernel(input):
+    return abs(input)
+
+
+@pointwise(promotion="default")
+def sign_kernel(input):
+    return 1 if input > 0 else (-1 if input < 0 else 0)  # nan and -0.0 give 0, as in torch
+
+
+@pointwise(promotion=Promotion("default", over=("input", "tensor1", "tensor2")))
+def addcmul_kernel(input, tensor1, tensor2, value):
+    return input + value * tensor1 * tensor2
+
+
+@pointwise(promotion=Promotion("default", over=("input", "tensor1", "tensor2")))
+def addcdiv_kernel(input, tensor1, tensor2, value):
+    return input + value * tensor1 / tensor2
+
+
+@pointwise(promotion=Promotion("default", over=("input",)))
+def lerp_kernel(input, end, weight):
+    # ATen's lerp: the form with the smaller error on each side of weight = 0.5
+    if abs(weight) < 0.5:
+        return input + weight * (end - input)
+    return end - (end - input) * (1 - weight)
+
+
+@pointwise(promotion="default")
+def clamp_kernel(input, low, high):
+    return min(max(input, low), high)  # NaN anywhere gives NaN; low > high gives high
+
+
+@pointwise
+def clamp_min_kernel(input, low):
+    return max(input, low)
+
+
+@pointwise
+def clamp_max_kernel(input, high):
+    return min(input, high)
+
+
+@pointwise
+def maximum_kernel(input, other):
+    return max(input, other)
+
+
+@pointwise
+def minimum_kernel(input, other):
+    return min(input, other)
+
+
+@pointwise
+def fmax_kernel(input, other):
+    # NaN loses unless both are NaN
+    return other if input != input else (input if other != other else max(input, other))
+
+
+@pointwise
+def fmin_kernel(input, other):
+    return other if input != input else (input if other != other else min(input, other))
+
+
+@pointwise
+def copysign_kernel(input, other):
+    return math.copysign(input, other)
+
+
+@pointwise
+def hypot_kernel(input, other):
+    return math.hypot(input, other)
+
+
+@pointwise
+def atan2_kernel(input, other):
+    return math.atan2(input, other)
+
+
+@pointwise
+def logaddexp_kernel(input, other):
+    m = max(input, other)
+    if math.isinf(input) and input == other:  # inf + inf, -inf + -inf: no inf - inf
+        return input
+    return m + math.log1p(math.exp(-abs(input - other)))
+
+
+@pointwise
+def logaddexp2_kernel(input, other):
+    m = max(input, other)
+    if math.isinf(input) and input == other:
+        return input
+    return m + math.log1p(math.exp2(-abs(input - other))) * 1.4426950408889634
+
+
+@pointwise(promotion="int_to_float")
+def xlogy_kernel(input, other):
+    if other != other:
+        return other
+    if input == 0:
+        return 0
+    return input * math.log(other)
+
+
+@pointwise(promotion=Promotion("default", over=("input",)))
+def heaviside_kernel(input, values):
+    if input == 0:
+        return values
+    return 1 if input > 0 else 0
+
+
+@pointwise(promotion="int_to_float")
+def ldexp_kernel(input, other):
+    return input * 2.0 ** other
+
+
+@pointwise
+def nextafter_kernel(input, other):
+    return math.nextafter(input, other)
+
+
+@pointwise(promotion=Promotion("default", over=("input", "other")))
+def where_kernel(condition, input, other):
+    return input if condition else other
+
+
+@pointwise(promotion=Promotion("default", over=("input",)))
+def masked_fill_kernel(input, mask, value):
+    return value if mask else input
+
+
+@pointwise
+def nan_to_num_kernel(input, nan, posinf, neginf):
+    if input != input:
+        return nan
+    if input == math.inf:
+        return posinf
+    if input == -math.inf:
+        return neginf
+    return input
+
+
+@pointwise(promotion=Promotion("default", over=("input",)))
+def fill_kernel(input, value):
+    return value
+
+
+def _identity(input):
+    return input
+
+
+# one cast per target dtype: `copy_` and `_to_copy` store into any dtype
+CAST_KERNELS = {dtype: pointwise(promotion=dtype)(_identity) for dtype in SUPPORTED_DTYPES}
+copy_kernel = pointwise(_identity)
+
+
+# -- torch-compatible functions ---------------------------------------------------------------
+
+
+def _alpha(dtype, alpha, name="alpha"):
+    """ATen's alpha_check, and alpha as the kernel takes it (a bool for bool results)."""
+    if isinstance(alpha, torch.Tensor):
+        alpha = alpha.item()
+    if isinstance(alpha, bool) and dtype != torch.bool:
+        raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
+    if isinstance(alpha, float) and not dtype.is_floating_point:
+        raise RuntimeError(f"For integral input tensors, argument {name} must not be a floating point number.")
+    return bool(alpha) if dtype == torch.bool else alpha
+
+
+def _add(input, other, alpha, out=None, inplace=None):
+    alpha = _alpha(c.result_dtype(input, other), alpha)
+    if alpha == 1 and not isinstance(alpha, bool):
+        return c.run(add_kernel, input, other, out=out, inplace=inplace)
+    return c.run(add_alpha_kernel, input, other, alpha, out=out, inplace=inplace)
+
+
+def add(input, other, *, alpha=1, out=None):
+    return _add(input, other, alpha, out=out)
+
+
+def add_(input, other, *, alpha=1):
+    return _add(input, other, alpha, inplace=input)
+
+
+def _sub_check(input, other):
+    a, b = c.dtype_of(input) == torch.bool, c.dtype_of(other) == torch.bool
+    if a and b:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if a or b:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+def _sub(input, other, alpha, out=None, inplace=None):
+    _sub_check(input, other)
+    alpha = _alpha(c.result_dtype(input, other), alpha)
+    if alpha == 1:
+        return c.run(sub_kernel, input, other, out=out, inplace=inplace)
+    return c.run(sub_alpha_kernel, input, other, alpha, out=out, inplace=inplace)
+
+
+def sub(input, other, *, alpha=1, out=None):
+    return _sub(input, other, alpha, out=out)
+
+
+def sub_(input, other, *, alpha=1):
+    return _sub(input, other, alpha, inplace=input)
+
+
+subtract, subtract_ = sub, sub_
+
+
+def rsub(input, other, *, alpha=1, out=None):
+    """other - alpha * input."""
+    _sub_check(input, other)
+    alpha = _alpha(c.result_dtype(input, other), alpha)
+    if alpha == 1:
+        return c.run(sub_kernel, other, input, out=out)
+    return c.run(rsub_alpha_kernel, input, other, alpha, out=out)
+
+
+def mul(input, other, *, out=None):
+    return c.run(mul_kernel, input, other, out=out)
+
+
+def mul_(input, other):
+    return c.run(mul_kernel, input, other, inplace=input)
+
+
+multiply, multiply_ = mul, mul_
+
+
+def _div_kernel(input, other, rounding_mode):
+    if rounding_mode is None:
+        return true_divide_kernel
+    if rounding_mode == "trunc":
+        dtype = c.result_dtype(input, other)
+        c.require_not_bool("div_trunc", dtype)
+        return div_trunc_float_kernel if dtype.is_floating_point else div_trunc_int_kernel
+    if rounding_mode == "floor":
+        c.require_not_bool("div_floor", c.result_dtype(input, other))
+        return floor_divide_kernel
+    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                       f"'{rounding_mode}'")
+
+
+def div(input, other, *, rounding_mode=None, out=None):
+    return c.run(_div_kernel(input, other, rounding_mode), input, other, out=out)
+
+
+def div_(input, other, *, rounding_mode=None):
+    return c.run(_div_kernel(input, other, rounding_mode), input, other, inplace=input)
+
+
+divide, divide_ = div, div_
+
+
+def true_divide(input, other, *, out=None):
+    return c.run(true_divide_kernel, input, other, out=out)
+
+
+def true_divide_(input, other):
+    return c.run(true_divide_kernel, input, other, inplace=input)
+
+
+def floor_divide(input, other, *, out=None):
+    return c.run(_div_kernel(input, other, "floor"), input, other, out=out)
+
+
+def floor_divide_(input, other):
+    return c.run(_div_kernel(input, other, "floor"), input, other, inplace=input)
+
+
+def remainder(input, other, *, out=None):
+    c.require_not_bool("remainder", c.result_dtype(input, other))
+    return c.run(remainder_kernel, input, other, out=out)
+
+
+def remainder_(input, other):
+    c.require_not_bool("remainder", c.result_dtype(input, other))
+    return c.run(remainder_kernel, input, other, inplace=input)
+
+
+def _fmod_kernel(input, other):
+    dtype = c.result_dtype(input, other)
+    c.require_not_bool("fmod", dtype)
+    return fmod_float_kernel if dtype.is_floating_point else fmod_int_kernel
+
+
+def fmod(input, other, *, out=None):
+    return c.run(_fmod_kernel(input, other), input, other, out=out)
+
+
+def fmod_(input, other):
+    return c.run(_fmod_kernel(input, other), input, other, inplace=input)
+
+
+def _pow_kernel(input, exponent):
+    dtype = c.result_dtype(input, exponent)
+    c.require_not_bool("pow", dtype)
+    if isinstance(exponent, torch.Tensor) or isinstance(exponent, bool):
+        return pow_kernel
+    if not dtype.is_floating_point and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if isinstance(input, torch.Tensor) and exponent == 2 and (isinstance(exponent, int) or
+                                                              input.dtype.is_floating_point):
+        return lambda x, e, out=None: square_kernel(x, out=out)  # exactly x * x, as ATen
+    return pow_kernel
+
+
+def pow(input, exponent, *, out=None):
+    return c.run(_pow_kernel(input, exponent), input, exponent, out=out)
+
+
+def pow_(input, exponent):
+    return c.run(_pow_kernel(input, exponent), input, exponent, inplace=input)
+
+
+def _float64(value):
+    if isinstance(value, torch.Tensor):
+        return value if value.dtype == torch.float64 else to_copy(value, dtype=torch.float64)
+    return float(value)
+
+
+def float_power(input, exponent, *, out=None):
+    """pow computed in float64 (the inputs are converted first)."""
+    if out is not None and out.dtype != torch.float64:
+        raise RuntimeError(f"the output given to float_power has dtype {c.TYPE_NAMES[out.dtype]} but the "
+                           f"operation's result requires dtype Double")
+    return c.run(pow_kernel, _float64(input), _float64(exponent), out=out)
+
+
+def float_power_(input, exponent):
+    if input.dtype != torch.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype {c.TYPE_NAMES[input.dtype]} but the "
+                           f"operation's result requires dtype Double")
+    return c.run(pow_kernel, input, _float64(exponent), inplace=input)
+
+
+def square(input, *, out=None):
+    return c.run(square_kernel, input, out=out)
+
+
+def square_(input):
+    return c.run(square_kernel, input, inplace=input)
+
+
+def _neg_check(input):
+    if input.dtype == torch.bool:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+def neg(input, *, out=None):
+    _neg_check(input)
+    return c.run(neg_kernel, input, out=out)
+
+
+def neg_(input):
+    _neg_check(input)
+    return c.run(neg_kernel, input, inplace=input)
+
+
+negative, negative_ = neg, neg_
+
+
+def positive(input):
+    """The input itself (torch returns it, not a copy)."""
+    if input.dtype == torch.bool:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def reciprocal(input, *, out=None):
+    return c.run(reciprocal_kernel, input, out=out)
+
+
+def reciprocal_(input):
+    return c.run(reciprocal_kernel, input, inplace=input)
+
+
+def abs(input, *, out=None):
+    c.require_not_bool("abs", input.dtype)
+    return c.run(abs_kernel, input, out=out)
+
+
+def abs_(input):
+    c.require_not_bool("abs", input.dtype)
+    return c.run(abs_kernel, input, inplace=input)
+
+
+absolute, absolute_ = abs, abs_
+
+
+def sign(input, *, out=None):
+    return c.run(sign_kernel, input, out=out)
+
+
+def sign_(input):
+    return c.run(sign_kernel, input, inplace=input)
+
+
+sgn, sgn_ = sign, sign_  # the same for real dtypes
+
+
+def _addc_value(name, input, tensor1, tensor2, value):
+    dtype = c.result_dtype(input, tensor1, tensor2)
+    c.require_not_bool(name, dtype)
+    return c.scalar_for(dtype, value) if not dtype.is_floating_point else value
+
+
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    value = _addc_value("addcmul", input, tensor1, tensor2, value)
+    return c.run(addcmul_kernel, *c.widened(input, tensor1, tensor2), value, out=out)
+
+
+def addcmul_(input, tensor1, tensor2, *, value=1):
+    value = _addc_value("addcmul", input, tensor1, tensor2, value)
+    return c.run(addcmul_kernel, *c.widened(input, tensor1, tensor2), value, inplace=input)
+
+
+def _addcdiv_check(tensor1, tensor2):
+    if not c.dtype_of(tensor1).is_floating_point and not c.dtype_of(tensor2).is_floating_point:
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future release addcdiv will perform "
+            "a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "
+            "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+            "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
+            "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    _addcdiv_check(tensor1, tensor2)
+    value = _addc_value("addcdiv", input, tensor1, tensor2, value)
+    return c.run(addcdiv_kernel, *c.widened(input, tensor1, tensor2), value, out=out)
+
+
+def addcdiv_(input, tensor1, tensor2, *, value=1):
+    _addcdiv_check(tensor1, tensor2)
+    value = _addc_value("addcdiv", input, tensor1, tensor2, value)
+    return c.run(addcdiv_kernel, *c.widened(input, tensor1, tensor2), value, inplace=input)
+
+
+def _lerp_check(input, end, weight):
+    if c.dtype_of(end) != input.dtype:
+        raise RuntimeError(f"expected dtype {c.C_NAMES[input.dtype]} for `end` but got dtype "
+                           f"{c.C_NAMES[c.dtype_of(end)]}")
+    if isinstance(weight, torch.Tensor) and weight.dim() > 0 and weight.dtype != input.dtype:
+        raise RuntimeError(f"expected dtype {c.C_NAMES[input.dtype]} for `weight` but got dtype "
+                           f"{c.C_NAMES[weight.dtype]}")
+    c.require_floating("lerp_kernel_tensor" if isinstance(weight, torch.Tensor) else "lerp_kernel_scalar",
+                       input.dtype)
+
+
+def lerp(input, end, weight, *, out=None):
+    _lerp_check(input, end, weight)
+    return c.run(lerp_kernel, input, end, weight, out=out)
+
+
+def lerp_(input, end, weight):
+    _lerp_check(input, end, weight)
+    return c.run(lerp_kernel, input, end, weight, inplace=input)
+
+
+def _clamp(input, min, max, out=None, inplace=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if c.result_dtype(input, min, max) == torch.bool:
+        # ATen's bool kernels are the one-bound tensor ones (minimum, maximum)
+        one_tensor_bound = (min is None) != (max is None) and isinstance(min if max is None else max, torch.Tensor)
+        if not one_tensor_bound:
+            c.not_implemented("clamp", torch.bool)
+    if max is None:
+        return c.run(clamp_min_kernel, input, min, out=out, inplace=inplace)
+    if min is None:
+        return c.run(clamp_max_kernel, input, max, out=out, inplace=inplace)
+    return c.run(clamp_kernel, input, min, max, out=out, inplace=inplace)
+
+
+def clamp(input, min=None, max=None, *, out=None):
+    return _clamp(input, min, max, out=out)
+
+
+def clamp_(input, min=None, max=None):
+    return _clamp(input, min, max, inplace=input)
+
+
+clip, clip_ = clamp, clamp_
+
+
+def clamp_min(input, min, *, out=None):
+    return _clamp(input, min, None, out=out)
+
+
+def clamp_min_(input, min):
+    return _clamp(input, min, None, inplace=input)
+
+
+def clamp_max(input, max, *, out=None):
+    return _clamp(input, None, max, out=out)
+
+
+def clamp_max_(input, max):
+    return _clamp(input, None, max, inplace=input)
+
+
+def maximum(input, other, *, out=None):
+    return c.run(maximum_kernel, input, other, out=out)
+
+
+def minimum(input, other, *, out=None):
+    return c.run(minimum_kernel, input, other, out=out)
+
+
+def fmax(input, other, *, out=None):
+    return c.run(fmax_kernel, input, other, out=out)
+
+
+def fmin(input, other, *, out=None):
+    return c.run(fmin_kernel, input, other, out=out)
+
+
+def copysign(input, other, *, out=None):
+    return c.run(copysign_kernel, input, other, out=out)
+
+
+def copysign_(input, other):
+    return c.run(copysign_kernel, input, other, inplace=input)
+
+
+def hypot(input, other, *, out=None):
+    c.require_floating("hypot", c.result_dtype(input, other))
+    return c.run(hypot_kernel, input, other, out=out)
+
+
+def hypot_(input, other):
+    c.require_floating("hypot", c.result_dtype(input, other))
+    return c.run(hypot_kernel, input, other, inplace=input)
+
+
+def atan2(input, other, *, out=None):
+    return c.run(atan2_kernel, input, other, out=out)
+
+
+def atan2_(input, other):
+    return c.run(atan2_kernel, input, other, inplace=input)
+
+
+arctan2, arctan2_ = atan2, atan2_
+
+
+def logaddexp(input, other, *, out=None):
+    c.require_floating("logaddexp", c.result_dtype(input, other))
+    return c.run(logaddexp_kernel, input, other, out=out)
+
+
+def logaddexp2(input, other, *, out=None):
+    c.require_floating("logaddexp2", c.result_dtype(input, other))
+    return c.run(logaddexp2_kernel, input, other, out=out)
+
+
+def xlogy(input, other, *, out=None):
+    return c.run(xlogy_kernel, *c.widened(input, other), out=out)
+
+
+def xlogy_(input, other):
+    return c.run(xlogy_kernel, *c.widened(input, other), inplace=input)
+
+
+def _heaviside_check(input, values):
+    if c.dtype_of(values) != c.dtype_of(input):
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+
+
+def heaviside(input, values, *, out=None):
+    _heaviside_check(input, values)
+    return c.run(heaviside_kernel, input, values, out=out)
+
+
+def heaviside_(input, values):
+    _heaviside_check(input, values)
+    return c.run(heaviside_kernel, input, values, inplace=input)
+
+
+def _ldexp_check(input, other):
+    if c.dtype_of(other) == torch.bool and c.dtype_of(input).is_floating_point:
+        c.not_implemented("ldexp_exp", torch.bool)
+
+
+def ldexp(input, other, *, out=None):
+    """input * 2 ** other."""
+    _ldexp_check(input, other)
+    return c.run(ldexp_kernel, input, other, out=out)
+
+
+def ldexp_(input, other):
+    _ldexp_check(input, other)
+    return c.run(ldexp_kernel, input, other, inplace=input)
+
+
+def nextafter(input, other, *, out=None):
+    c.require_floating("nextafter", c.result_dtype(input, other))
+    return c.run(nextafter_kernel, input, other, out=out)
+
+
+def nextafter_(input, other):
+    c.require_floating("nextafter", c.result_dtype(input, other))
+    return c.run(nextafter_kernel, input, other, inplace=input)
+
+
+def where(condition, input, other, *, out=None):
+    dtype = c.dtype_of(condition)
+    if dtype not in (torch.bool, torch.uint8):
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{c.TYPE_NAMES.get(dtype, dtype)}")
+    return c.run(where_kernel, condition, input, other, out=out)
+
+
+def _masked_fill_value(input, mask, value):
+    if c.dtype_of(mask) != torch.bool:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{c.C_NAMES.get(c.dtype_of(mask), mask.dtype)}")
+    if isinstance(value, torch.Tensor) and value.dim() != 0:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value.dim()} dimension(s).")
+    return c.scalar_for(input.dtype, value)
+
+
+def masked_fill(input, mask, value, *, out=None):
+    value = _masked_fill_value(input, mask, value)
+    return c.run(masked_fill_kernel, input, mask, value, out=out)
+
+
+def masked_fill_(input, mask, value):
+    value = _masked_fill_value(input, mask, value)
+    return c.run(masked_fill_kernel, input, mask, value, inplace=input)
+
+
+def _nan_to_num_args(input, nan, posinf, neginf):
+    info = torch.finfo(input.dtype)
+    return (0.0 if nan is None else float(nan), info.max if posinf is None else float(posinf),
+            info.min if neginf is None else float(neginf))
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+    """nan, +inf and -inf replaced (by 0 and the dtype's largest and lowest finite values unless
+    given); integer and bool tensors are copied."""
+    if not input.dtype.is_floating_point:
+        return c.run(copy_kernel, input, out=out)
+    return c.run(nan_to_num_kernel, input, *_nan_to_num_args(input, nan, posinf, neginf), out=out)
+
+
+def nan_to_num_(input, nan=0.0, posinf=None, neginf=None):
+    if not input.dtype.is_floating_point:
+        return input
+    return c.run(nan_to_num_kernel, input, *_nan_to_num_args(input, nan, posinf, neginf), inplace=input)
+
+
+def _fill_value(input, value):
+    if isinstance(value, torch.Tensor):
+        if value.dim() != 0:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value.dim()} dimensions.")
+        if value.device == input.device and value.device.type != "cpu":
+            return value  # read by the kernel: no device-to-host copy
+    return c.scalar_for(input.dtype, value)
+
+
+def fill(input, value, *, out=None):
+    """A new tensor like `input` with every element `value` (aten::fill)."""
+    return c.run(fill_kernel, input, _fill_value(input, value), out=out)
+
+
+def fill_(input, value):
+    return c.run(fill_kernel, input, _fill_value(input, value), inplace=input)
+
+
+def copy_(input, src, non_blocking=False):
+    """Copy `src` (broadcast to `input`'s shape, converted to its dtype) into `input`."""
+    if not isinstance(src, torch.Tensor):
+        raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+    if (src.data_ptr() == input.data_ptr() and src.dtype == input.dtype and src.shape == input.shape
+            and src.stride() == input.stride()):
+        return input  # the same view: nothing to do (as ATen)
+    if src.device != input.device and not (src.dim() == 0 and src.device.type == "cpu"):
+        raise c.Unsupported(f"tritonize copies within one device; copy_ from {src.device} to {input.device}")
+    kernel = CAST_KERNELS.get(input.dtype)
+    if kernel is None or src.dtype not in CAST_KERNELS:
+        raise c.Unsupported(f"tritonize does not copy {src.dtype} to {input.dtype}")
+    if src.shape != input.shape:
+        src = src.expand(input.shape)
+    kernel(src, out=input)
+    return input
+
+
+def copy(input, src, non_blocking=False):
+    """A new tensor like `input` holding `src` (aten::copy)."""
+    return copy_(torch.empty_like(input), src)
+
+
+def to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False,
+            memory_format=None):
+    """`input` converted to `dtype` in a new tensor on the same device (aten::_to_copy), laid
+    out like `input` unless `memory_format` says otherwise."""
+    if device is not None:
+        device = torch.device(device)
+        if device.type != input.device.type or (device.index is not None and device.index != input.device.index):
+            raise c.Unsupported(f"tritonize converts on one device; _to_copy from {input.device} to {device}")
+    if layout not in (None, torch.strided) or pin_memory:
+        raise c.Unsupported("tritonize's _to_copy makes strided tensors only (no pinned memory)")
+    dtype = input.dtype if dtype is None else dtype
+    kernel = CAST_KERNELS.get(dtype)
+    if kernel is None or input.dtype not in CAST_KERNELS:
+        raise c.Unsupported(f"tritonize does not convert {input.dtype} to {dtype}")
+    out = torch.empty_like(input, dtype=dtype, memory_format=memory_format or torch.preserve_format)
+    kernel(input, out=out)
+    return out

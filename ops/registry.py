@@ -1,0 +1,288 @@
+"""Registration: the op library as the implementation of aten overloads, through torch.library.
+
+    tritonize.enable(devices=("cuda",))       # until tritonize.disable()
+    with tritonize.enabled(devices=("cpu",)):  # restored on exit; nesting works
+        y = torch.nn.functional.gelu(x)        # runs tritonize's gelu kernel
+    tritonize.registered_ops()                 # ["aten::abs", "aten::abs.out", ...]
+
+Each overload in TABLE gets a kernel on the dispatch key of every chosen device (CUDA, CPU).
+The kernel binds aten's arguments by their schema names and calls the tritonize.ops function;
+a call the library does not run (a dtype tritonize has no kernels for, a copy between devices,
+a CPU call made from inside Triton's interpreter) goes to the kernel that was registered
+before. Overloads that ATen implements as CompositeImplicitAutograd (square, true_divide,
+relu6, selu, ...) are not registered: they decompose into overloads that are, and a backend
+kernel for them would hide their autograd formula.
+"""
+from __future__ import annotations
+
+import contextlib
+import threading
+import warnings
+
+import torch
+
+import tritonize.decorator as _decorator
+from tritonize.ops import _common as c
+from tritonize.ops import activations as act
+from tritonize.ops import arithmetic as ar
+from tritonize.ops import bitwise as bw
+from tritonize.ops import comparison as cmp
+from tritonize.ops import math_ops as mth
+from tritonize.passes.type_rules import SUPPORTED_DTYPES
+
+DISPATCH_KEYS = {"cuda": "CUDA", "cpu": "CPU"}
+
+# aten argument names that tritonize.ops functions spell differently
+_RENAMED = {"self": "input", "grad_input": "out"}
+
+
+def _overloads(spec: str, fn) -> dict:
+    """'add.{Tensor,out}' -> {'add.Tensor': fn, 'add.out': fn}; 'exp{,.out}' -> {'exp': fn,
+    'exp.out': fn} (a bare name is the default overload)."""
+    if "{" not in spec:
+        return {spec: fn}
+    head, rest = spec.split("{")
+    return {head + variant: fn for variant in rest.rstrip("}").split(",")}
+
+
+def _unary(name: str, fn, fn_) -> dict:
+    return {name: fn, f"{name}.out": fn, f"{name}_": fn_}
+
+
+def _build_table() -> dict:
+    table: dict = {}
+
+    def add(spec, fn):
+        table.update(_overloads(spec, fn))
+
+    # arithmetic
+    for name in ("add", "sub"):
+        add(f"{name}.{{Tensor,Scalar,out,Scalar_out}}", getattr(ar, name))
+        add(f"{name}_.{{Tensor,Scalar}}", getattr(ar, name + "_"))
+    add("rsub.{Tensor,Scalar,Tensor_out,Scalar_out}", ar.rsub)
+    add("mul.{Tensor,Scalar,out,Scalar_out}", ar.mul)
+    add("mul_.{Tensor,Scalar}", ar.mul_)
+    add("div.{Tensor,Scalar,Tensor_mode,Scalar_mode,out,out_mode,Scalar_out,Scalar_mode_out}", ar.div)
+    add("div_.{Tensor,Scalar,Tensor_mode,Scalar_mode}", ar.div_)
+    add("floor_divide", ar.floor_divide)
+    add("floor_divide.{Scalar,out,Scalar_out}", ar.floor_divide)
+    add("floor_divide_.{Tensor,Scalar}", ar.floor_divide_)
+    add("remainder.{Tensor,Scalar,Scalar_Tensor,Tensor_out,Scalar_out,Scalar_Tensor_out}", ar.remainder)
+    add("remainder_.{Tensor,Scalar}", ar.remainder_)
+    add("fmod.{Tensor,Scalar,Tensor_out,Scalar_out}", ar.fmod)
+    add("fmod_.{Tensor,Scalar}", ar.fmod_)
+    add("pow.{Tensor_Tensor,Tensor_Scalar,Scalar,Tensor_Tensor_out,Tensor_Scalar_out,Scalar_out}", ar.pow)
+    add("pow_.{Tensor,Scalar}", ar.pow_)
+    for name in ("neg", "reciprocal", "abs", "sign", "sgn", "addcmul", "addcdiv", "hypot", "atan2", "heaviside",
+                 "nextafter", "nan_to_num"):
+        table.update(_unary(name, getattr(ar, name), getattr(ar, name + "_")))
+    add("lerp.{Scalar,Tensor,Scalar_out,Tensor_out}", ar.lerp)
+    add("lerp_.{Scalar,Tensor}", ar.lerp_)
+    for name in ("clamp", "clamp_min", "clamp_max"):
+        add(f"{name}", getattr(ar, name))
+        add(f"{name}.{{Tensor,out,Tensor_out}}", getattr(ar, name))
+        add(f"{name}_", getattr(ar, name + "_"))
+        add(f"{name}_.Tensor", getattr(ar, name + "_"))
+    for name in ("maximum", "minimum", "fmax", "fmin", "logaddexp", "logaddexp2"):
+        add(f"{name}{{,.out}}", getattr(ar, name))
+    add("copysign.{Tensor,Scalar,out,Scalar_out}", ar.copysign)
+    add("copysign_.{Tensor,Scalar}", ar.copysign_)
+    add("xlogy.{Tensor,Scalar_Self,Scalar_Other,OutTensor,OutScalar_Self,OutScalar_Other}", ar.xlogy)
+    add("xlogy_.{Tensor,Scalar_Other}", ar.xlogy_)
+    add("ldexp.{Tensor,out}", ar.ldexp)
+    add("ldexp_", ar.ldexp_)
+    add("where.{self,self_out}", ar.where)
+    add("masked_fill.{Scalar,Tensor,Scalar_out,Tensor_out}", ar.masked_fill)
+    add("masked_fill_.{Scalar,Tensor}", ar.masked_fill_)
+    add("fill.{Scalar,Tensor,Scalar_out,Tensor_out}", ar.fill)
+    add("fill_.{Scalar,Tensor}", ar.fill_)
+    add("copy_", ar.copy_)
+    add("copy", ar.copy)
+    add("_to_copy", ar.to_copy)
+
+    # math
+    for name in ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos", "tan",
+                 "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "erfc",
+                 "erfinv", "ceil", "floor", "trunc", "frac", "deg2rad", "rad2deg", "sigmoid", "lgamma", "digamma",
+                 "logit"):
+        table.update(_unary(name, getattr(mth, name), getattr(mth, name + "_")))
+    add("round.{decimals,out,decimals_out}", mth.round)
+    add("round", mth.round)
+    add("round_", mth.round_)
+    add("round_.decimals", mth.round_)
+
+    # comparison and logic
+    for name in ("eq", "ne", "lt", "le", "gt", "ge"):
+        add(f"{name}.{{Tensor,Scalar,Tensor_out,Scalar_out}}", getattr(cmp, name))
+        add(f"{name}_.{{Tensor,Scalar}}", getattr(cmp, name + "_"))
+    for name in ("isnan", "isinf", "isposinf", "isneginf", "signbit"):
+        add(name, getattr(cmp, name))
+        add(f"{name}.out", getattr(cmp, name))
+    for name in ("logical_and", "logical_or", "logical_xor", "logical_not"):
+        table.update(_unary(name, getattr(cmp, name), getattr(cmp, name + "_")))
+
+    # bitwise
+    for name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+        add(f"{name}.{{Tensor,Scalar,Scalar_Tensor,Tensor_out,Scalar_out,Scalar_Tensor_out}}", getattr(bw, name))
+        add(f"{name}_.{{Tensor,Scalar}}", getattr(bw, name + "_"))
+    table.update(_unary("bitwise_not", bw.bitwise_not, bw.bitwise_not_))
+    for name, short in (("bitwise_left_shift", "lshift"), ("bitwise_right_shift", "rshift")):
+        fn, fn_ = getattr(bw, name), getattr(bw, name + "_")
+        add(f"{name}.{{Tensor,Tensor_Scalar,Scalar_Tensor,Tensor_out,Tensor_Scalar_out,Scalar_Tensor_out}}", fn)
+        add(f"{name}_.{{Tensor,Tensor_Scalar}}", fn_)
+        add(f"__{short}__.{{Tensor,Scalar}}", fn)
+        add(f"__i{short}__.{{Tensor,Scalar}}", fn_)
+
+    # activations
+    for name in ("relu", "leaky_relu", "elu", "celu", "gelu", "silu", "mish", "hardtanh", "hardsigmoid", "hardswish",
+                 "threshold"):
+        table.update(_unary(name, getattr(act, name), getattr(act, name + "_")))
+    for name in ("softplus", "hardshrink", "softshrink", "glu"):
+        add(name, getattr(act, name))
+        add(f"{name}.out", getattr(act, name))
+    add("log_sigmoid_forward{,.output}", act.log_sigmoid_forward)
+    return table
+
+
+TABLE = _build_table()
+
+
+def registered_ops() -> list[str]:
+    """The aten overloads that `enable()` serves with tritonize kernels, e.g. 'aten::add.Tensor'."""
+    return [f"aten::{name}" for name in TABLE]
+
+
+# -- kernels registered with the dispatcher -----------------------------------------------------
+
+
+class _Schema:
+    """What one overload's kernel needs from its schema: argument names (renamed to the
+    tritonize.ops spelling) and which positions hold Tensors."""
+
+    def __init__(self, overload: str):
+        name, _, variant = overload.partition(".")
+        op = getattr(getattr(torch.ops.aten, name), variant or "default")
+        arguments = op._schema.arguments
+        self.names = [_RENAMED.get(a.name, a.name) for a in arguments]
+        self.tensor_positions = [i for i, a in enumerate(arguments) if str(a.type) in ("Tensor", "Optional[Tensor]")]
+
+
+def _interpreter_busy() -> bool:
+    lock = getattr(_decorator, "_INTERPRETER_LOCK", None)
+    return lock is not None and lock.locked()
+
+
+def _unsupported_dtype(values) -> bool:
+    return any(isinstance(v, torch.Tensor) and v.dtype not in SUPPORTED_DTYPES for v in values)
+
+
+def _make_kernel(fn, schema: _Schema, original, device_type: str):
+    names, tensor_positions = schema.names, schema.tensor_positions
+
+    def fallback(keyset, args, kwargs):
+        # numbers that arrived for Tensor arguments (wrapped numbers) go back as tensors
+        args = [torch.tensor(a) if i in tensor_positions and not isinstance(a, torch.Tensor) else a
+                for i, a in enumerate(args)]
+        return original.call_boxed(keyset, *args, **kwargs)
+
+    def kernel(keyset, *args, **kwargs):
+        if original is not None and (_unsupported_dtype(args) or _unsupported_dtype(kwargs.values())
+                                     or (device_type == "cpu" and _interpreter_busy())):
+            return fallback(keyset, args, kwargs)
+        bound = dict(zip(names, args))
+        for key, value in kwargs.items():
+            bound[_RENAMED.get(key, key)] = value
+        try:
+            with torch.no_grad():  # below autograd: torch's own formula records the graph
+                return fn(**bound)
+        except c.Unsupported:
+            if original is None:
+                raise
+            return fallback(keyset, args, kwargs)
+
+    kernel.__name__ = kernel.__qualname__ = f"tritonize_{fn.__name__}"
+    return kernel
+
+
+def _original_kernel(overload: str, key: str):
+    get = getattr(torch.library, "get_kernel", None)
+    if get is None:
+        return None
+    try:
+        return get(f"aten::{overload}", key)
+    except Exception:  # noqa: BLE001 - no kernel for this key (e.g. CUDA in a CPU-only build)
+        return None
+
+
+class Registration:
+    """One set of registrations (a torch.library.Library); `close()` removes them, which gives
+    the dispatcher back the kernels that were there before."""
+
+    def __init__(self, devices):
+        if isinstance(devices, str):
+            devices = (devices,)
+        unknown = [d for d in devices if d not in DISPATCH_KEYS]
+        if unknown:
+            raise ValueError(f"tritonize registers for devices {sorted(DISPATCH_KEYS)}, got {unknown}")
+        self.devices = tuple(devices)
+        self.library = torch.library.Library("aten", "IMPL")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "Overriding a previously registered kernel ..."
+            for device in self.devices:
+                key = DISPATCH_KEYS[device]
+                for overload, fn in TABLE.items():
+                    kernel = _make_kernel(fn, _schema(overload), _original_kernel(overload, key), device)
+                    self.library.impl(overload, kernel, key, with_keyset=True)
+
+    def close(self):
+        if self.library is not None:
+            self.library._destroy()
+            self.library = None
+
+
+_SCHEMAS: dict = {}
+
+
+def _schema(overload: str) -> _Schema:
+    found = _SCHEMAS.get(overload)
+    if found is None:
+        found = _SCHEMAS[overload] = _Schema(overload)
+    return found
+
+
+_GLOBAL: Registration | None = None
+_GLOBAL_LOCK = threading.Lock()
+
+
+def enable(devices=("cuda",)):
+    """Serve the aten overloads of `registered_ops()` with tritonize kernels on these devices
+    ("cuda", "cpu") until `disable()`. Calling it again replaces the previous registration."""
+    global _GLOBAL
+    with _GLOBAL_LOCK:
+        if _GLOBAL is not None:
+            _GLOBAL.close()
+        _GLOBAL = Registration(devices)
+
+
+def disable():
+    """Undo `enable()`: the dispatcher gets the kernels it had before."""
+    global _GLOBAL
+    with _GLOBAL_LOCK:
+        if _GLOBAL is not None:
+            _GLOBAL.close()
+            _GLOBAL = None
+
+
+def is_enabled() -> bool:
+    return _GLOBAL is not None
+
+
+@contextlib.contextmanager
+def enabled(devices=("cuda",)):
+    """`with tritonize.enabled(devices=("cpu",)):` registers for the block only; registrations
+    made before (an outer `enabled()` or `enable()`) are back in force on exit."""
+    registration = Registration(devices)
+    try:
+        yield registration
+    finally:
+        registration.close()

@@ -1,0 +1,267 @@
+"""The op library's test cases: each case calls one tritonize.ops function and its torch
+counterpart on the same arguments, described once (argument domains, constants, keyword
+arguments) and shared by the accuracy, dtype, layout, edge-value and registration tests."""
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass, field
+from typing import Callable
+
+import torch
+
+import tritonize.ops as tops
+
+F = torch.nn.functional
+FLOATS = (torch.float16, torch.bfloat16, torch.float32)
+ALL_DTYPES = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
+              torch.float16, torch.bfloat16, torch.float32, torch.float64]
+INTS = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64]
+
+# rtol/atol against a float64 reference (FlagGems' tolerances), per result dtype
+TOLERANCE = {
+    torch.float16: (1e-3, 1e-3), torch.bfloat16: (1.6e-2, 1e-2),
+    torch.float32: (1.3e-6, 1e-5), torch.float64: (1e-9, 1e-12),
+}
+
+
+@dataclass(frozen=True)
+class T:
+    """A tensor argument with values in [low, high); kind "nonzero" keeps |x| >= 0.25 (random
+    sign), "int" draws integers (so equality and zero occur), "bool" draws a bool mask,
+    "index" an int32 tensor of integers in [low, high] whatever the case's dtype."""
+
+    low: float = -4.0
+    high: float = 4.0
+    kind: str = "float"
+
+
+NZ = T(0.25, 4.0, "nonzero")
+SMALL_INT = T(-2, 2, "int")
+MASK = T(0, 1, "bool")
+
+
+@dataclass
+class Case:
+    id: str
+    fn: str  # the tritonize.ops function (torch's too, unless `ref` is given)
+    args: tuple  # T(...) for tensors, anything else is passed as is
+    ref: Callable | None = None  # the torch function with the same arguments
+    kwargs: dict = field(default_factory=dict)
+    floats: tuple = FLOATS  # dtypes of the accuracy test
+    exact: bool = False  # compare with torch in the same dtype, bit for bit (rounding, comparisons)
+    same_dtype_ref: bool = False  # compare with torch in the same dtype (discontinuous ops)
+    api: Callable | None = None  # how torch users call it (for the registered path); default: ref
+    inplace: bool = True  # tritonize.ops has `fn_`, and torch has `Tensor.fn_`
+    shape: tuple = (5, 37)
+    parity: bool = True  # part of the dtype-parity tests
+    tol_scale: float = 1.0
+
+    @property
+    def ours(self) -> Callable:
+        return getattr(tops, self.fn)
+
+    @property
+    def theirs(self) -> Callable:
+        if self.ref is not None:
+            return self.ref
+        return getattr(torch, self.fn)
+
+    @property
+    def tensor_count(self) -> int:
+        return sum(isinstance(a, T) for a in self.args)
+
+
+def seed(text: str) -> int:
+    return zlib.crc32(text.encode())
+
+
+def make_tensor(spec: T, dtype: torch.dtype, shape, generator, device="cpu") -> torch.Tensor:
+    if spec.kind == "bool":
+        return (torch.rand(shape, generator=generator) < 0.5).to(device)
+    if spec.kind == "index":
+        return torch.randint(int(spec.low), int(spec.high) + 1, shape, generator=generator).to(torch.int32).to(device)
+    if spec.kind == "int" or not dtype.is_floating_point:
+        if dtype == torch.bool:
+            values = torch.rand(shape, generator=generator) < 0.5
+            return (values | torch.tensor(spec.kind == "nonzero")).to(device)
+        low, high = int(spec.low), int(spec.high)
+        if spec.kind == "nonzero":
+            low, high = 1, max(int(spec.high), 2)
+        if dtype == torch.uint8:
+            low = max(low, 0)
+        values = torch.randint(low, high + 1, shape, generator=generator)
+        if spec.kind == "nonzero" and dtype != torch.uint8:
+            values = values * (torch.randint(0, 2, shape, generator=generator) * 2 - 1)
+        return values.to(dtype).to(device)
+    values = torch.rand(shape, generator=generator, dtype=torch.float64) * (spec.high - spec.low) + spec.low
+    if spec.kind == "nonzero":
+        values = values * (torch.randint(0, 2, shape, generator=generator) * 2 - 1)
+    return values.to(dtype).to(device)
+
+
+def make_args(case: Case, dtype, generator, device="cpu", shape=None):
+    shape = case.shape if shape is None else shape
+    return [make_tensor(a, dtype, shape, generator, device) if isinstance(a, T) else a for a in case.args]
+
+
+def unary(id, fn=None, domain=T(), **kw):
+    return Case(id, fn or id, (domain,), **kw)
+
+
+def binary(id, fn=None, a=T(), b=T(), **kw):
+    return Case(id, fn or id, (a, b), **kw)
+
+
+ARITHMETIC = [
+    binary("add"),
+    binary("add_alpha", "add", kwargs={"alpha": 2}),
+    binary("add_scalar", "add", b=0.75, kwargs={"alpha": 2}, inplace=True),
+    binary("sub"),
+    binary("sub_alpha", "sub", kwargs={"alpha": 3}),
+    binary("rsub", inplace=False),
+    binary("rsub_scalar", "rsub", b=1.5, kwargs={"alpha": 2}, inplace=False),
+    binary("mul"),
+    binary("mul_scalar", "mul", b=-2.5),
+    binary("div", b=NZ),
+    binary("div_trunc", "div", b=NZ, kwargs={"rounding_mode": "trunc"}, same_dtype_ref=True),
+    binary("div_floor", "div", b=NZ, kwargs={"rounding_mode": "floor"}, same_dtype_ref=True),
+    binary("true_divide", b=NZ),
+    binary("floor_divide", b=NZ, same_dtype_ref=True),
+    binary("remainder", b=NZ, same_dtype_ref=True),
+    Case("remainder_scalar_tensor", "remainder", (2.5, NZ), same_dtype_ref=True, inplace=False),
+    binary("fmod", b=NZ, same_dtype_ref=True),
+    binary("pow", a=T(0.1, 3.0), b=T(-3.0, 3.0)),
+    binary("pow_tensor_scalar", "pow", a=T(0.1, 3.0), b=2.5),
+    binary("pow_square", "pow", b=2),
+    Case("pow_scalar_tensor", "pow", (2.0, T(-3.0, 3.0)), inplace=False),
+    binary("float_power", a=T(0.1, 3.0), b=T(-2.0, 2.0), inplace=False),  # float_power_ needs float64
+    unary("neg"),
+    unary("negative"),
+    unary("reciprocal", domain=NZ),
+    unary("square"),
+    unary("abs"),
+    unary("sign", exact=True),
+    unary("sgn", exact=True),
+    Case("addcmul", "addcmul", (T(), T(), T()), kwargs={"value": 0.5}),
+    Case("addcdiv", "addcdiv", (T(), T(), NZ), kwargs={"value": -1.5}),
+    Case("lerp", "lerp", (T(), T(), 0.3)),
+    Case("lerp_big_weight", "lerp", (T(), T(), 0.8)),
+    Case("lerp_tensor", "lerp", (T(), T(), T(-0.5, 1.5))),
+    Case("clamp", "clamp", (T(), -0.5, 2.0), exact=True),
+    Case("clamp_max_only", "clamp", (T(),), kwargs={"max": 1.0}, exact=True),
+    Case("clamp_tensor", "clamp", (T(), T(-3.0, 0.0), T(0.0, 3.0)), exact=True),
+    Case("clamp_min", "clamp_min", (T(), 0.5), exact=True),
+    Case("clamp_max", "clamp_max", (T(), T()), exact=True),
+    binary("maximum", exact=True, inplace=False),
+    binary("minimum", exact=True, inplace=False),
+    binary("fmax", exact=True, inplace=False),
+    binary("fmin", exact=True, inplace=False),
+    binary("copysign"),
+    binary("hypot"),
+    binary("atan2"),
+    binary("logaddexp", inplace=False),
+    binary("logaddexp2", inplace=False),
+    binary("xlogy", a=T(-2.0, 2.0), b=T(0.1, 4.0)),
+    Case("xlogy_scalar_self", "xlogy", (2.0, T(0.1, 4.0)), inplace=False),
+    binary("heaviside", a=SMALL_INT, b=T(), exact=True),
+    binary("ldexp", b=T(-3, 3, "int")),
+    Case("ldexp_int_exponent", "ldexp", (T(), T(-3, 3, "index"))),
+    binary("nextafter", exact=True),
+    Case("where", "where", (MASK, T(), T()), exact=True, inplace=False),
+    Case("where_scalar", "where", (MASK, T(), 0.5), exact=True, inplace=False),
+    Case("masked_fill", "masked_fill", (T(), MASK, 2.5), ref=lambda x, m, v: x.masked_fill(m, v), exact=True),
+    Case("nan_to_num", "nan_to_num", (T(),), kwargs={"nan": 1.0, "posinf": 2.0}, exact=True),
+    Case("fill", "fill", (T(), 2.5), exact=True),
+]
+
+MATH = [
+    unary("exp", domain=T(-5.0, 5.0)),
+    unary("exp2", domain=T(-5.0, 5.0)),
+    unary("expm1", domain=T(-3.0, 3.0)),
+    unary("log", domain=T(0.01, 10.0)),
+    unary("log2", domain=T(0.01, 10.0)),
+    unary("log10", domain=T(0.01, 10.0)),
+    unary("log1p", domain=T(-0.9, 10.0)),
+    unary("sqrt", domain=T(0.0, 10.0)),
+    unary("rsqrt", domain=T(0.01, 10.0)),
+    unary("sin", domain=T(-6.0, 6.0)),
+    unary("cos", domain=T(-6.0, 6.0)),
+    unary("tan", domain=T(-1.4, 1.4)),
+    unary("asin", domain=T(-1.0, 1.0)),
+    unary("acos", domain=T(-1.0, 1.0)),
+    unary("atan", domain=T(-5.0, 5.0)),
+    unary("sinh", domain=T(-5.0, 5.0)),
+    unary("cosh", domain=T(-5.0, 5.0)),
+    unary("tanh", domain=T(-5.0, 5.0)),
+    unary("asinh", domain=T(-5.0, 5.0)),
+    unary("acosh", domain=T(1.0, 5.0)),
+    unary("atanh", domain=T(-0.95, 0.95)),
+    unary("erf", domain=T(-3.0, 3.0)),
+    unary("erfc", domain=T(-3.0, 3.0)),
+    unary("erfinv", domain=T(-0.99, 0.99)),
+    unary("ceil", exact=True),
+    unary("floor", exact=True),
+    unary("round", exact=True),
+    Case("round_decimals", "round", (T(),), kwargs={"decimals": 2}, same_dtype_ref=True),
+    Case("round_negative_decimals", "round", (T(-400.0, 400.0),), kwargs={"decimals": -1}, same_dtype_ref=True),
+    unary("trunc", exact=True),
+    unary("fix", exact=True),
+    unary("frac", exact=True),
+    unary("deg2rad"),
+    unary("rad2deg"),
+    unary("sigmoid", domain=T(-8.0, 8.0)),
+    unary("logit", domain=T(0.01, 0.99)),
+    Case("logit_eps", "logit", (T(0.0, 1.0), 0.1)),
+    unary("lgamma", domain=T(0.1, 6.0)),
+    unary("digamma", domain=T(0.1, 8.0)),
+]
+
+COMPARISON = [
+    *[binary(name, a=SMALL_INT, b=SMALL_INT, exact=True) for name in ("eq", "ne", "lt", "le", "gt", "ge")],
+    binary("lt_scalar", "lt", b=0.5, exact=True),
+    # float32 only: torch rounds |rtol * other| + atol to a half type, tritonize keeps float32
+    Case("isclose", "isclose", (T(), T()), kwargs={"rtol": 0.5, "atol": 0.1}, exact=True, inplace=False,
+         floats=(torch.float32,)),
+    *[unary(name, exact=True, inplace=False) for name in ("isnan", "isinf", "isfinite", "isposinf", "isneginf",
+                                                          "signbit")],
+    *[binary(name, a=SMALL_INT, b=SMALL_INT, exact=True) for name in ("logical_and", "logical_or", "logical_xor")],
+    unary("logical_not", domain=SMALL_INT, exact=True),
+]
+
+BITWISE = [  # integer and bool only: the dtype tests cover them
+    *[binary(name, a=T(-50, 50, "int"), b=T(-50, 50, "int"), floats=(), exact=True)
+      for name in ("bitwise_and", "bitwise_or", "bitwise_xor")],
+    binary("bitwise_and_scalar", "bitwise_and", a=T(-50, 50, "int"), b=6, floats=(), exact=True),
+    unary("bitwise_not", domain=T(-50, 50, "int"), floats=(), exact=True),
+    binary("bitwise_left_shift", a=T(-50, 50, "int"), b=T(0, 9, "int"), floats=(), exact=True),
+    binary("bitwise_right_shift", a=T(-50, 50, "int"), b=T(0, 9, "int"), floats=(), exact=True),
+]
+
+ACTIVATIONS = [
+    unary("relu", exact=True),
+    unary("relu6", ref=F.relu6, domain=T(-8.0, 8.0), exact=True),
+    Case("leaky_relu", "leaky_relu", (T(), 0.2), ref=F.leaky_relu),
+    Case("elu", "elu", (T(), 1.5), ref=F.elu),
+    Case("celu", "celu", (T(), 0.7), ref=F.celu),
+    unary("selu", ref=F.selu),
+    unary("gelu", ref=F.gelu),
+    Case("gelu_tanh", "gelu", (T(),), kwargs={"approximate": "tanh"}, ref=F.gelu),
+    unary("silu", ref=F.silu),
+    unary("mish", ref=F.mish),
+    Case("softplus", "softplus", (T(), 2.0, 5.0), ref=F.softplus, inplace=False),
+    unary("softsign", ref=F.softsign, inplace=False),
+    Case("hardtanh", "hardtanh", (T(), -2.0, 2.5), ref=F.hardtanh, exact=True),
+    unary("hardsigmoid", ref=F.hardsigmoid, domain=T(-5.0, 5.0)),
+    unary("hardswish", ref=F.hardswish, domain=T(-5.0, 5.0)),
+    Case("hardshrink", "hardshrink", (T(), 1.0), ref=F.hardshrink, exact=True, inplace=False),
+    Case("softshrink", "softshrink", (T(), 1.0), ref=F.softshrink, inplace=False),
+    unary("tanhshrink", ref=F.tanhshrink, inplace=False),
+    unary("logsigmoid", ref=F.logsigmoid, inplace=False),
+    Case("threshold", "threshold", (T(), 0.5, -3.0), ref=F.threshold, exact=True),
+    Case("glu", "glu", (T(),), ref=F.glu, shape=(5, 36), inplace=False),
+    Case("glu_dim0", "glu", (T(), 0), ref=F.glu, shape=(6, 7), inplace=False),
+]
+
+CASES = ARITHMETIC + MATH + COMPARISON + BITWISE + ACTIVATIONS
+BY_ID = {case.id: case for case in CASES}
+assert len(BY_ID) == len(CASES), "case ids must be unique"

@@ -1,0 +1,102 @@
+"""Every op of tritonize.ops against torch: accuracy on float16, bfloat16 and float32 against a
+float64 reference (FlagGems' tolerances), torch's result dtype, and every memory layout the
+runtime handles (non-contiguous, broadcast, 0-d, empty), for the direct call."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from ops_cases import CASES, TOLERANCE, T, make_args, make_tensor, seed
+
+
+def float64_reference(value):
+    if isinstance(value, torch.Tensor) and value.is_floating_point():
+        return value.double()
+    return value
+
+
+def assert_matches(got, expected, reference=None, exact=False, scale=1.0):
+    """`got` has torch's dtype and shape; its values equal `expected` (exact) or are within the
+    tolerance of got's dtype of `reference` (a float64 result), NaN where it is NaN."""
+    assert isinstance(got, torch.Tensor), f"expected a tensor, got {type(got).__name__}"
+    assert got.dtype == expected.dtype, f"dtype {got.dtype}, torch gives {expected.dtype}"
+    assert got.shape == expected.shape, f"shape {tuple(got.shape)}, torch gives {tuple(expected.shape)}"
+    if exact or not got.is_floating_point():
+        same = got == expected
+        if got.is_floating_point():
+            same |= got.isnan() & expected.isnan()
+        assert bool(same.all()), f"\nours  {got[~same][:8]}\ntorch {expected[~same][:8]}"
+        return
+    rtol, atol = TOLERANCE[got.dtype]
+    reference = expected if reference is None else reference
+    torch.testing.assert_close(got.double(), reference.double(), rtol=rtol * scale, atol=atol * scale,
+                               equal_nan=True, check_device=False)
+
+
+ACCURACY = [pytest.param(case, dtype, id=f"{case.id}-{str(dtype)[6:]}") for case in CASES for dtype in case.floats]
+
+
+@pytest.mark.parametrize("case, dtype", ACCURACY)
+def test_accuracy_against_float64(case, dtype, device):
+    generator = torch.Generator().manual_seed(seed(case.id))
+    args = make_args(case, dtype, generator, device)
+    got = case.ours(*args, **case.kwargs)
+    expected = case.theirs(*args, **case.kwargs)  # torch on the same dtypes: the dtype to match
+    if case.exact or case.same_dtype_ref:
+        assert_matches(got, expected, exact=case.exact, scale=case.tol_scale)
+    else:
+        reference = case.theirs(*[float64_reference(a) for a in args], **case.kwargs)
+        assert_matches(got, expected, reference, scale=case.tol_scale)
+
+
+def _layouts(case, dtype, device, generator):
+    """(label, args): transposed views, broadcasts (stride 0), 0-d tensors and empty tensors."""
+    count = case.tensor_count
+    even_last = case.fn == "glu"  # glu halves its last dim, which must stay even
+
+    def tensors(shapes):
+        made = iter([make_tensor(a, dtype, shape, generator, device) for a, shape in
+                     zip([a for a in case.args if isinstance(a, T)], shapes)])
+        return [next(made) if isinstance(a, T) else a for a in case.args]
+
+    base = tensors([(8, 6) if even_last else (7, 6)] * count)
+    yield "transposed", [a.t() if isinstance(a, torch.Tensor) else a for a in base]
+    sliced = tensors([(12, 9)] * count)
+    yield "sliced", [a[::2, 1::2] if isinstance(a, torch.Tensor) else a for a in sliced]
+    if count == 1:
+        yield "expanded", [a.expand(4, 6) if isinstance(a, torch.Tensor) else a
+                           for a in tensors([(1, 6)])]
+    else:
+        yield "broadcast", tensors([(4, 1) if i == 0 else (1, 6) for i in range(count)])
+    yield "0-d", tensors([()] * count)
+    yield "empty", tensors([(0, 4)] * count)
+
+
+LAYOUT_CASES = [pytest.param(case, id=case.id) for case in CASES]
+
+
+@pytest.mark.parametrize("case", LAYOUT_CASES)
+def test_layouts(case, device):
+    dtype = torch.float32 if case.floats else torch.int32
+    generator = torch.Generator().manual_seed(seed(case.id) + 1)
+    for label, args in _layouts(case, dtype, device, generator):
+        try:
+            expected = case.theirs(*args, **case.kwargs)
+        except RuntimeError as error:  # e.g. glu of a 0-d tensor: ours must refuse it alike
+            with pytest.raises(type(error)):
+                case.ours(*args, **case.kwargs)
+            continue
+        got = case.ours(*args, **case.kwargs)
+        try:
+            assert_matches(got, expected, exact=case.exact, scale=4.0)
+        except AssertionError as error:
+            raise AssertionError(f"{label}: {error}") from None
+
+
+def test_outputs_follow_the_inputs_layout(device):
+    """A transposed input gives a transposed result (TensorIterator's rule), as in torch."""
+    import tritonize.ops as tops
+    x = torch.randn(6, 9, device=device).t()
+    for fn in ("exp", "sigmoid", "neg"):
+        got, expected = getattr(tops, fn)(x), getattr(torch, fn)(x)
+        assert got.stride() == expected.stride()

@@ -1,0 +1,264 @@
+"""Registration into PyTorch: under `tritonize.enabled(devices=...)` torch's own functions
+(torch.add, torch.nn.functional.gelu, Tensor.add_, out=) run tritonize kernels and give torch's
+results; enable/disable/enabled restore the dispatcher, nest, and hand what tritonize does not
+run (other dtypes, other devices) to the kernels they replaced. Also the in-place and out=
+forms of the direct calls."""
+from __future__ import annotations
+
+import warnings
+from unittest import mock
+
+import pytest
+import torch
+
+import tritonize
+import tritonize.ops as tops
+from ops_cases import CASES, make_args, seed
+from test_ops_accuracy import assert_matches
+from tritonize.decorator import PointwiseFunction
+
+F = torch.nn.functional
+
+
+@pytest.fixture
+def kernel_calls():
+    """The names of the @pointwise kernels that run while the fixture is active."""
+    calls = []
+    original = PointwiseFunction.__call__
+
+    def spy(self, *args, **kwargs):
+        calls.append(self.__name__)
+        return original(self, *args, **kwargs)
+
+    with mock.patch.object(PointwiseFunction, "__call__", spy):
+        yield calls
+
+
+def _args(case, device, dtype=None):
+    dtype = dtype or (torch.float32 if case.floats else torch.int32)
+    return make_args(case, dtype, torch.Generator().manual_seed(seed(case.id) + 2), device)
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in CASES])
+def test_torch_functions_run_tritonize_kernels_when_enabled(case, device, kernel_calls):
+    args = _args(case, device)
+    call = case.api or case.theirs
+    expected = call(*args, **case.kwargs)
+    assert not kernel_calls
+    with tritonize.enabled(devices=(device,)):
+        got = call(*args, **case.kwargs)
+    assert kernel_calls, f"torch's {case.fn} did not run a tritonize kernel"
+    assert_matches(got, expected, exact=case.exact, scale=4.0)
+
+
+INPLACE = [pytest.param(c, id=c.id) for c in CASES if c.inplace and hasattr(tops, c.fn + "_")]
+
+
+@pytest.mark.parametrize("case", INPLACE)
+def test_inplace_and_out_forms_match_the_functional_one(case, device):
+    args = _args(case, device)
+    expected = case.ours(*args, **case.kwargs)
+    target = args[0].clone()
+    returned = getattr(tops, case.fn + "_")(target, *args[1:], **case.kwargs)
+    assert returned is target
+    assert_matches(target, expected.to(target.dtype), exact=True)  # comparisons store 0/1 in a float self
+    out = torch.empty_like(expected).t().contiguous().t()  # any strides will do
+    returned = case.ours(*args, out=out, **case.kwargs)
+    assert returned is out
+    assert_matches(out, expected, exact=True)
+
+
+def test_registered_inplace_and_out_through_torchs_api(device, kernel_calls):
+    g = torch.Generator().manual_seed(7)
+    a = torch.randn(4, 5, generator=g).to(device)
+    b = torch.randn(4, 5, generator=g).to(device)
+    mask = a > 0
+    native = [a.clone().add_(b, alpha=2), torch.exp(a), a.clone().clamp_(min=0), torch.eq(a, b).float(),
+              a.clone().masked_fill_(mask, 3.0), a.clone().fill_(2.5), torch.relu_(a.clone()),
+              F.hardtanh(a.clone(), inplace=True), a.clone().copy_(b.half()), a.clone().sigmoid_(),
+              torch.bitwise_and(mask, ~mask)]
+    with tritonize.enabled(devices=(device,)):
+        out_exp, out_eq = torch.empty_like(a), torch.empty_like(a)
+        ours = [a.clone().add_(b, alpha=2), torch.exp(a, out=out_exp), a.clone().clamp_(min=0),
+                torch.eq(a, b, out=out_eq), a.clone().masked_fill_(mask, 3.0), a.clone().fill_(2.5),
+                torch.relu_(a.clone()), F.hardtanh(a.clone(), inplace=True), a.clone().copy_(b.half()),
+                a.clone().sigmoid_(), torch.bitwise_and(mask, ~mask)]
+    assert out_exp is ours[1] and out_eq is ours[3]
+    for got, expected in zip(ours, native):
+        assert_matches(got, expected, exact=True)
+    assert {"add_alpha_kernel", "exp_kernel", "clamp_min_kernel", "eq_kernel", "masked_fill_kernel", "fill_kernel",
+            "relu_kernel", "hardtanh_kernel", "sigmoid_kernel", "bitwise_and_kernel"} <= set(kernel_calls)
+
+
+def test_float_power_in_place_needs_a_float64_self(device):
+    x = torch.rand(5, dtype=torch.float64, device=device) + 0.5
+    expected = torch.float_power(x, 1.5)
+    assert_matches(tops.float_power_(x.clone(), 1.5), expected)
+    with pytest.raises(RuntimeError, match="float_power_"):
+        tops.float_power_(x.float(), 1.5)
+    with pytest.raises(RuntimeError, match="float_power"):
+        tops.float_power(x, 1.5, out=torch.empty(5, device=device))
+
+
+def test_registered_ops_are_aten_overloads_without_composite_implicit_kernels():
+    names = tritonize.registered_ops()
+    assert len(names) == len(set(names)) > 400
+    for qualified in names:
+        name, _, overload = qualified[len("aten::"):].partition(".")
+        getattr(getattr(torch.ops.aten, name), overload or "default")  # exists
+        # a backend kernel for a CompositeImplicitAutograd op would hide its autograd formula
+        assert not torch._C._dispatch_has_kernel_for_dispatch_key(qualified, "CompositeImplicitAutograd"), qualified
+    for expected in ("aten::add.Tensor", "aten::add.out", "aten::add_.Scalar", "aten::gelu", "aten::gelu.out",
+                     "aten::where.self", "aten::copy_", "aten::_to_copy", "aten::pow.Scalar", "aten::__lshift__.Scalar",
+                     "aten::log_sigmoid_forward"):
+        assert expected in names
+
+
+def test_enable_disable(device, kernel_calls):
+    x = torch.randn(8, device=device)
+    try:
+        tritonize.enable(devices=(device,))
+        tritonize.enable(devices=(device,))  # again: replaces, does not stack
+        y = torch.sigmoid(x)
+        assert kernel_calls == ["sigmoid_kernel"]
+    finally:
+        tritonize.disable()
+    tritonize.disable()  # twice is harmless
+    torch.sigmoid(x)
+    assert kernel_calls == ["sigmoid_kernel"]
+    torch.testing.assert_close(y, torch.sigmoid(x))
+
+
+def test_enabled_nests_and_restores_on_exit_and_on_error(device, kernel_calls):
+    x = torch.randn(8, device=device)
+    with tritonize.enabled(devices=(device,)):
+        with tritonize.enabled(devices=(device,)):
+            torch.exp(x)
+        torch.exp(x)  # the outer registration is back in force
+        with pytest.raises(ZeroDivisionError):
+            with tritonize.enabled(devices=(device,)):
+                raise ZeroDivisionError
+        torch.exp(x)
+    assert kernel_calls == ["exp_kernel"] * 3
+    torch.exp(x)
+    assert len(kernel_calls) == 3
+
+
+def test_enabled_for_another_device_leaves_this_one_alone(device, kernel_calls):
+    other = "cpu" if device == "cuda" else "cuda"
+    with tritonize.enabled(devices=(other,)):
+        torch.exp(torch.ones(3, device=device))
+    assert not kernel_calls
+    with pytest.raises(ValueError, match="devices"):
+        with tritonize.enabled(devices=("tpu",)):
+            pass
+
+
+def test_unsupported_dtypes_and_devices_go_to_the_previous_kernel(device, kernel_calls):
+    z = torch.tensor([1 + 2j, 3 - 1j], device=device)
+    x = torch.randn(3, device=device)
+    with tritonize.enabled(devices=(device,)):
+        s = z + z
+        meta = x.to("meta")
+        x2 = x * 2
+    assert torch.equal(s, torch.tensor([2 + 4j, 6 - 2j], device=device))
+    assert meta.device.type == "meta"
+    assert kernel_calls == ["mul_kernel"]
+    torch.testing.assert_close(x2, x * 2)
+    with pytest.raises(RuntimeError, match="tritonize"):
+        tops.to_copy(x, device="meta")
+
+
+def test_python_numbers_stay_weak_through_the_dispatcher(device):
+    ints = torch.tensor([1, 2, 3], dtype=torch.int32, device=device)
+    halves = torch.tensor([1, 2, 3], dtype=torch.float16, device=device)
+    with tritonize.enabled(devices=(device,)):
+        results = [ints + 2.5, halves * 3, ints * True, torch.add(ints, 2, alpha=3), halves < 2.5]
+    native = [ints + 2.5, halves * 3, ints * True, torch.add(ints, 2, alpha=3), halves < 2.5]
+    for got, expected in zip(results, native):
+        assert_matches(got, expected, exact=True)
+
+
+def test_torchs_errors_for_bad_input(device):
+    ints = torch.ones(3, dtype=torch.int64, device=device)
+    floats = torch.ones(3, device=device)
+    with tritonize.enabled(devices=(device,)):
+        with pytest.raises(RuntimeError, match="can't be cast"):
+            ints.add_(floats)
+        with pytest.raises(RuntimeError):
+            floats.add_(torch.ones(2, 3, device=device))  # self is not the broadcast shape
+        with pytest.raises(RuntimeError, match="Negation"):
+            -(floats > 0)
+        with pytest.raises(RuntimeError, match="approximate"):
+            F.gelu(floats, approximate="cubic")
+        with pytest.raises(NotImplementedError):
+            torch.bitwise_and(floats, floats)
+        with pytest.raises(RuntimeError, match="alpha"):
+            torch.add(ints, ints, alpha=0.5)
+        with pytest.raises(RuntimeError, match="Integers to negative integer powers"):
+            torch.pow(ints, -1)
+
+
+def test_out_is_resized_like_torch(device):
+    a, b = torch.ones(2, 3, device=device), torch.ones(3, device=device)
+    empty = torch.empty(0, device=device)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tops.add(a, b, out=empty)  # zero elements: resized silently
+    assert empty.shape == (2, 3) and bool((empty == 2).all())
+    wrong = torch.empty(5, device=device)
+    with pytest.warns(UserWarning, match="resized"):
+        with tritonize.enabled(devices=(device,)):
+            torch.add(a, b, out=wrong)
+    assert wrong.shape == (2, 3) and bool((wrong == 2).all())
+
+
+def test_autograd_runs_through_registered_kernels(device, kernel_calls):
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(6, 7, generator=g).to(device)
+    for fn in (F.gelu, torch.sigmoid, F.silu, F.logsigmoid, torch.tanh, F.elu, F.hardswish, F.softplus):
+        leaf = x.clone().requires_grad_()
+        fn(leaf).square().sum().backward()
+        expected = leaf.grad
+        leaf = x.clone().requires_grad_()
+        with tritonize.enabled(devices=(device,)):
+            fn(leaf).square().sum().backward()
+        torch.testing.assert_close(leaf.grad, expected, rtol=1e-5, atol=1e-6)
+    assert "log_sigmoid_forward_kernel" in kernel_calls or device == "cuda"
+
+
+def test_copies_and_casts_under_enabled(device, kernel_calls):
+    x = torch.randn(5, 6, device=device).t()
+    native = [x.to(torch.float16), x.clone(), x.contiguous(), x.double(), (x > 0).int(), x.to(torch.bfloat16),
+              torch.empty(6, 5, dtype=torch.int8, device=device).copy_(x * 10)]
+    with tritonize.enabled(devices=(device,)):
+        ours = [x.to(torch.float16), x.clone(), x.contiguous(), x.double(), (x > 0).int(), x.to(torch.bfloat16),
+                torch.empty(6, 5, dtype=torch.int8, device=device).copy_(x * 10)]
+    for got, expected in zip(ours, native):
+        assert_matches(got, expected, exact=True)
+        assert got.stride() == expected.stride()
+    assert "_identity" in kernel_calls
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
+                                   torch.float16, torch.bfloat16, torch.float32, torch.float64],
+                         ids=lambda d: str(d)[6:])
+def test_casts_between_all_dtypes(dtype, device):
+    values = torch.tensor([0.0, 1.0, -1.0, 2.5, -2.5, 100.75, -7.25, 0.3], dtype=torch.float64)
+    for target in (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.float16,
+                   torch.bfloat16, torch.float32, torch.float64):
+        source = values.to(dtype).to(device)
+        if target == torch.uint8 and dtype.is_floating_point:
+            source = source.abs()  # negative float -> uint8 is undefined in C (and differs by device)
+        assert_matches(tops.to_copy(source, dtype=target), source.to(target), exact=True)
+        dst = torch.empty(8, dtype=target, device=device)
+        assert_matches(tops.copy_(dst, source), source.to(target), exact=True)
+
+
+def test_copy_broadcasts_and_same_view_is_a_no_op(device):
+    dst = torch.zeros(3, 4, device=device)
+    tops.copy_(dst, torch.arange(4.0, device=device))
+    assert torch.equal(dst, torch.arange(4.0, device=device).expand(3, 4))
+    assert tops.copy_(dst, dst) is dst
+    with pytest.raises(RuntimeError):
+        tops.copy_(dst, torch.ones(5, device=device))
