@@ -22,13 +22,26 @@ class _Unbound:
 
 
 class _Substitute(ast.NodeTransformer):
+    """A copy of an expression with each name replaced by its current value (one walk,
+    cheaper than deepcopy-then-transform: the lowering does this for every statement)."""
+
     def __init__(self, pass_, env):
         self.pass_, self.env = pass_, env
+
+    def generic_visit(self, node):
+        node = copy.copy(node)
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                setattr(node, field, [self.visit(v) if isinstance(v, ast.AST) else v for v in value])
+            elif isinstance(value, ast.AST):
+                setattr(node, field, self.visit(value))
+        return node
 
     def visit_Attribute(self, node):
         return node  # `math.NAME`: the only attribute left after ResolveNames
 
     def visit_Call(self, node):
+        node = copy.copy(node)
         node.args = [self.visit(a) for a in node.args]  # the callee is math.* or a builtin
         return node
 
@@ -71,7 +84,7 @@ class LowerControlFlow:
         return ast.fix_missing_locations(tree)
 
     def substitute(self, node, env):
-        return _Substitute(self, env).visit(copy.deepcopy(node))
+        return _Substitute(self, env).visit(node)
 
     def define(self, variable: str, value: ast.expr, origin: ast.AST) -> ast.expr:
         """Bind a new version of `variable`; simple values are propagated, not assigned."""
