@@ -268,10 +268,16 @@ def choose_tile(sizes: list, input_strides: list):
     return None
 
 
+def runs_together(sizes: list, strides: list, p: int) -> bool:
+    """Do the dims after p form one evenly strided run in this operand (so that the tile's
+    combined index addresses it directly, and Triton sees the contiguity)?"""
+    return all(strides[d] == strides[d + 1] * sizes[d + 1] for d in range(p + 1, len(sizes) - 1))
+
+
 def tile_blocks(sizes: list, tile) -> tuple:
     """Tile edges of about 4096 elements: up to 64 along each side, and longer along one
     side when the other is short."""
-    p, _ = tile
+    p = tile[0]
     inner = math.prod(sizes[p + 1:])
     block0 = min(64, _next_power_of_two(sizes[p]))
     block1 = min(_next_power_of_two(inner), max(64, 4096 // block0))
@@ -280,7 +286,7 @@ def tile_blocks(sizes: list, tile) -> tuple:
 
 
 def tile_grid(sizes: list, tile, blocks) -> int:
-    p, _ = tile
+    p = tile[0]
     return -(-math.prod(sizes[p + 1:]) // blocks[1]) * -(-sizes[p] // blocks[0]) * math.prod(sizes[:p])
 
 

@@ -214,6 +214,8 @@ class PointwiseFunction:
         for operand, strides in zip(operands, merged):
             operand.strides = strides
         tile = call.choose_tile(sizes, merged[:len(inputs)])
+        if tile is not None:  # which operands (inputs, then outputs) see the dims after p as one run
+            tile = (*tile, tuple(call.runs_together(sizes, strides, tile[0]) for strides in merged))
         block = self._block(device, sizes) if tile is None else math.prod(call.tile_blocks(sizes, tile))
         index_dtype = torch.int32 if call.fits_int32(sizes, merged, block) else torch.int64
         plan = call.CallPlan(shape, device, vtypes, kernel_values, inputs, outputs, tuple(sizes), index_dtype)

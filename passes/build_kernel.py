@@ -44,6 +44,7 @@ class BuildKernel:
     def run(self, body) -> tuple[ast.FunctionDef, KernelArgs]:
         spec, fresh = self.spec, self.names.fresh
         rank = spec.rank
+        self.group_index = None
         tensors, scalars = [], []
         for param in spec.params:
             if param.is_tensor:
@@ -74,9 +75,10 @@ class BuildKernel:
             statements.append(assign(mask, expr("tid < n", tid=name(tid), n=name(num_tasks))))
             statements += self.decode(tid, index, sizes)
 
-        for (param, pointer, strides) in tensors:
+        runs = spec.tile[2] if spec.tile else [False] * (len(tensors) + len(outputs))
+        for (param, pointer, strides), run in zip(tensors, runs):
             vtype = next(p.vtype for p in spec.params if p.name == param)
-            address = self.address(pointer, strides, index)
+            address = self.address(pointer, strides, index, run)
             load = expr("tl.load(p, mask=m)", p=address, m=name(mask)) if strides else expr("tl.load(p)", p=address)
             loaded_dtype = compute_dtype(vtype.dtype, spec.opmath)
             if loaded_dtype != vtype.dtype:  # opmath: half types compute in float32
@@ -93,9 +95,10 @@ class BuildKernel:
             statements.append(assign(param, value))
 
         statements += body.statements
-        for (out, pointer, strides), value, dtype in zip(outputs, body.outputs, spec.out_dtypes):
+        for (out, pointer, strides), value, dtype, run in zip(outputs, body.outputs, spec.out_dtypes,
+                                                              runs[len(tensors):]):
             stored = cast_value(value, dtype, spec=spec)
-            statements.append(stmt("tl.store(p, v, mask=m)", p=self.address(pointer, strides, index), v=stored,
+            statements.append(stmt("tl.store(p, v, mask=m)", p=self.address(pointer, strides, index, run), v=stored,
                                    m=name(mask)))
 
         arg_names = ([p for _, p, _ in tensors] + [p for _, p, _ in outputs] + [a for _, a in scalars]
@@ -130,7 +133,7 @@ class BuildKernel:
         contiguous along p and one contiguous along the later dims both read whole lines;
         Triton moves the tile between the two layouts through shared memory. The dims
         before p come from the program id."""
-        p, _ = self.spec.tile
+        p = self.spec.tile[0]
         rank, fresh = len(index), self.names.fresh
         group = list(range(p + 1, rank))
         group_size = fresh("group_size") if len(group) > 1 else sizes[group[0]]
@@ -159,6 +162,7 @@ class BuildKernel:
                 statements.append(assign(index[d], expr("r % s", r=name(rest), s=name(sizes[d]))))
                 statements.append(assign(rest, expr("r // s", r=name(rest), s=name(sizes[d]))))
         inner = fresh("inner") if len(group) > 1 else index[group[0]]
+        self.group_index = inner if len(group) > 1 else None
         statements += [
             assign(inner, expr("t * BLOCK1 + tl.arange(0, BLOCK1)[None, :]", t=name(tile_inner))),
             assign(index[p], expr("t * BLOCK0 + tl.arange(0, BLOCK0)[:, None]", t=name(tile_p))),
@@ -177,12 +181,17 @@ class BuildKernel:
                     remaining = quotient
         return statements
 
-    @staticmethod
-    def address(pointer, strides, index):
+    def address(self, pointer, strides, index, run=False):
         if not strides:
             return name(pointer)
+        terms = list(zip(index, strides))
+        if run and self.group_index is not None:
+            # the dims after p are one run here: the combined index times the last stride,
+            # which Triton's contiguity analysis can follow (the decoded indices it cannot)
+            p = self.spec.tile[0]
+            terms = terms[:p + 1] + [(self.group_index, strides[-1])]
         offset = None
-        for i, s in zip(index, strides):
+        for i, s in terms:
             term = expr("i * s", i=name(i), s=name(s))
             offset = term if offset is None else ast.BinOp(left=offset, op=ast.Add(), right=term)
         return expr("p + o", p=name(pointer), o=offset)

@@ -59,7 +59,9 @@ class Specialization:
     index_dtype: torch.dtype
     device_type: str
     opmath: bool = True
-    tile: tuple | None = None  # (dim, innermost dim) of a 2D tile, when operands disagree on layout
+    # a 2D tile when operands disagree on layout: (dim p, innermost dim, for each operand
+    # (inputs, then outputs) whether the dims after p are one run in it)
+    tile: tuple | None = None
 
     @property
     def block_names(self) -> tuple:
