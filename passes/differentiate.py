@@ -163,7 +163,8 @@ class Differentiate:
         derived.args.defaults = []
         derived.args.kw_defaults = [None] * len(derived.args.kwonlyargs)
         value = results[0] if len(results) == 1 else ast.Tuple(elts=results, ctx=ast.Load())
-        derived.body = _live(forward + self.statements, value) + [ast.copy_location(ast.Return(value=value), ret)]
+        statements, value = _share_common(forward + self.statements, value)
+        derived.body = _live(statements, value) + [ast.copy_location(ast.Return(value=value), ret)]
         return ast.fix_missing_locations(derived)
 
     def accumulate(self, node, gradient):
@@ -262,6 +263,32 @@ class Differentiate:
                 self.fail(node, f"{builtin}() of more than two values")
             self.accumulate(a, expr(f"g if a {wins} b else (0.5 * g if a == b else 0.0)", g=g, a=a, b=b))
             self.accumulate(b, expr(f"g if b {wins} a else (0.5 * g if a == b else 0.0)", g=g, a=a, b=b))
+
+
+class _Rename(ast.NodeTransformer):
+    def __init__(self, mapping):
+        self.mapping = mapping
+
+    def visit_Name(self, node):
+        return ast.copy_location(name(self.mapping[node.id]), node) if node.id in self.mapping else node
+
+
+def _share_common(statements, result):
+    """A statement computing what an earlier one computed reuses that name (straight-line
+    code, names assigned once): `t = x * beta` twice is computed once."""
+    seen, mapping, kept = {}, {}, []
+    rename = _Rename(mapping)
+    for statement in statements:
+        value = rename.visit(statement.value)
+        key = ast.dump(value)
+        target = statement.targets[0].id
+        if key in seen:
+            mapping[target] = seen[key]
+            continue
+        seen[key] = target
+        statement.value = value
+        kept.append(statement)
+    return kept, rename.visit(result)
 
 
 def _live(statements, result) -> list:
