@@ -41,3 +41,7 @@ from tritonize.ops.math_ops import (acos, acos_, acosh, acosh_, arccos, arccos_,
                                     log10_, log_, logit, logit_, rad2deg, rad2deg_, round, round_, rsqrt,
                                     rsqrt_, sigmoid, sigmoid_, sin, sin_, sinh, sinh_, sqrt, sqrt_, tan, tan_,
                                     tanh, tanh_, trunc, trunc_)
+from tritonize.ops.backward import (elu_backward, gelu_backward, hardsigmoid_backward, hardswish_backward,
+                                    hardtanh_backward, leaky_relu_backward, logit_backward, sigmoid_backward,
+                                    silu_backward, softplus_backward, tanh_backward, threshold_backward)
+from tritonize.ops.fused import gelu_and_mul, gelu_and_mul_backward, silu_and_mul, silu_and_mul_backward

@@ -115,7 +115,7 @@ def widened(*values):
         return values
     from tritonize.ops.arithmetic import to_copy  # the cast kernels live with copy_
     return tuple(to_copy(v, dtype=torch.float64) if isinstance(v, torch.Tensor) and v.dtype != torch.float64
-                 and v.dim() else v for v in values)
+                 else v for v in values)
 
 
 def broadcast_shape(*values) -> tuple:

@@ -82,19 +82,30 @@ def softsign_kernel(input):
     return input / (1 + abs(input))
 
 
+# The piecewise activations are selects rather than min/max, so that the gradient the DSL
+# derives (through the taken branch) is torch's at the kinks: 0 at min_val and max_val.
 @pointwise(promotion=Promotion("default", over=("input",)))
 def hardtanh_kernel(input, min_val, max_val):
-    return min(max(input, min_val), max_val)
+    clamped = min_val if input <= min_val else (max_val if input >= max_val else input)
+    return min(clamped, max_val)  # min_val > max_val gives max_val, as clamp does
 
 
 @pointwise
 def hardsigmoid_kernel(input):
-    return min(max(input + 3.0, 0.0), 6.0) / 6.0
+    if input <= -3.0:
+        return 0.0
+    if input >= 3.0:
+        return 1.0
+    return (input + 3.0) / 6.0
 
 
 @pointwise
 def hardswish_kernel(input):
-    return input * min(max(input + 3.0, 0.0), 6.0) / 6.0
+    if input <= -3.0:
+        return input * 0.0  # -0.0 below -3, NaN at -inf, as torch's x * 0 / 6
+    if input >= 3.0:
+        return input
+    return input * (input + 3.0) / 6.0
 
 
 @pointwise

@@ -5,7 +5,8 @@
         y = torch.nn.functional.gelu(x)        # runs tritonize's gelu kernel
     tritonize.registered_ops()                 # ["aten::abs", "aten::abs.out", ...]
 
-Each overload in TABLE gets a kernel on the dispatch key of every chosen device (CUDA, CPU).
+Each overload in TABLE (the forward ops, their .out and in-place forms, and the backward
+formulas autograd calls, gelu_backward ...) gets a kernel on the dispatch key of every chosen device (CUDA, CPU).
 The kernel binds aten's arguments by their schema names and calls the tritonize.ops function;
 a call the library does not run (a dtype tritonize has no kernels for, a copy between devices,
 a CPU call made from inside Triton's interpreter) goes to the kernel that was registered
@@ -25,6 +26,7 @@ import tritonize.decorator as _decorator
 from tritonize.ops import _common as c
 from tritonize.ops import activations as act
 from tritonize.ops import arithmetic as ar
+from tritonize.ops import backward as bwd
 from tritonize.ops import bitwise as bw
 from tritonize.ops import comparison as cmp
 from tritonize.ops import math_ops as mth
@@ -141,6 +143,13 @@ def _build_table() -> dict:
         add(name, getattr(act, name))
         add(f"{name}.out", getattr(act, name))
     add("log_sigmoid_forward{,.output}", act.log_sigmoid_forward)
+
+    # the backward formulas autograd calls
+    for name in ("gelu_backward", "silu_backward", "sigmoid_backward", "tanh_backward", "threshold_backward",
+                 "elu_backward", "hardtanh_backward", "hardsigmoid_backward", "leaky_relu_backward",
+                 "softplus_backward", "logit_backward"):
+        add(f"{name}{{,.grad_input}}", getattr(bwd, name))
+    add("hardswish_backward{,.out}", bwd.hardswish_backward)
     return table
 
 

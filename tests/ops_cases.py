@@ -54,6 +54,8 @@ class Case:
     inplace: bool = True  # tritonize.ops has `fn_`, and torch has `Tensor.fn_`
     shape: tuple = (5, 37)
     parity: bool = True  # part of the dtype-parity tests
+    mixed: bool = True  # part of the mixed-dtype value test (a fused op rounds less than torch's chain)
+    aten: bool = True  # torch's API for it reaches registered aten overloads
     tol_scale: float = 1.0
 
     @property
@@ -262,6 +264,51 @@ ACTIVATIONS = [
     Case("glu_dim0", "glu", (T(), 0), ref=F.glu, shape=(6, 7), inplace=False),
 ]
 
-CASES = ARITHMETIC + MATH + COMPARISON + BITWISE + ACTIVATIONS
+def _silu_and_mul_halves(xy):
+    if xy.dim() == 0 or xy.shape[-1] % 2:
+        raise RuntimeError("the last dimension must be even")
+    half = xy.shape[-1] // 2
+    return F.silu(xy[..., :half]) * xy[..., half:]
+
+
+A = torch.ops.aten
+BACKWARD = [
+    # not mixed: torch's CPU gelu_backward fails inside oneDNN for mixed dtypes
+    Case("gelu_backward", "gelu_backward", (T(), T()), ref=A.gelu_backward, inplace=False, mixed=False),
+    Case("gelu_backward_tanh", "gelu_backward", (T(), T()), kwargs={"approximate": "tanh"}, ref=A.gelu_backward,
+         inplace=False, mixed=False),
+    Case("silu_backward", "silu_backward", (T(), T()), ref=A.silu_backward, inplace=False),
+    Case("sigmoid_backward", "sigmoid_backward", (T(), T(0.0, 1.0)), ref=A.sigmoid_backward, inplace=False),
+    Case("tanh_backward", "tanh_backward", (T(), T(-1.0, 1.0)), ref=A.tanh_backward, inplace=False),
+    Case("threshold_backward", "threshold_backward", (T(), T(), 0.5), ref=A.threshold_backward, exact=True,
+         inplace=False),
+    Case("elu_backward", "elu_backward", (T(), 1.5, 1.2, 0.8, False, T()), ref=A.elu_backward, inplace=False),
+    Case("elu_backward_result", "elu_backward", (T(), 1.5, 1.0, 1.0, True, T(-1.5, 4.0)), ref=A.elu_backward,
+         inplace=False),
+    Case("hardtanh_backward", "hardtanh_backward", (T(), T(), -1.0, 1.5), ref=A.hardtanh_backward, exact=True,
+         inplace=False),
+    Case("hardsigmoid_backward", "hardsigmoid_backward", (T(), T(-5.0, 5.0)), ref=A.hardsigmoid_backward,
+         inplace=False),
+    Case("hardswish_backward", "hardswish_backward", (T(), T(-5.0, 5.0)), ref=A.hardswish_backward, inplace=False),
+    Case("leaky_relu_backward", "leaky_relu_backward", (T(), T(), 0.1, False), ref=A.leaky_relu_backward,
+         inplace=False),
+    Case("softplus_backward", "softplus_backward", (T(), T(), 2.0, 3.0), ref=A.softplus_backward, inplace=False),
+    Case("logit_backward", "logit_backward", (T(), T(0.01, 0.99)), ref=A.logit_backward, inplace=False),
+    Case("logit_backward_eps", "logit_backward", (T(), T(0.0, 1.0), 0.1), ref=A.logit_backward, inplace=False),
+]
+
+FUSED = [  # not aten ops: compared with torch's unfused chain
+    Case("silu_and_mul", "silu_and_mul", (T(), T()), ref=lambda x, y: F.silu(x) * y, inplace=False, mixed=False,
+         aten=False),
+    Case("gelu_and_mul", "gelu_and_mul", (T(), T()), ref=lambda x, y, approximate="none": F.gelu(
+        x, approximate=approximate) * y, inplace=False, mixed=False, aten=False),
+    Case("gelu_tanh_and_mul", "gelu_and_mul", (T(), T()), kwargs={"approximate": "tanh"},
+         ref=lambda x, y, approximate="none": F.gelu(x, approximate=approximate) * y, inplace=False, mixed=False,
+         aten=False),
+    Case("silu_and_mul_one_tensor", "silu_and_mul", (T(),), shape=(5, 36), inplace=False, aten=False, parity=False,
+         ref=lambda xy: _silu_and_mul_halves(xy)),
+]
+
+CASES = ARITHMETIC + MATH + COMPARISON + BITWISE + ACTIVATIONS + BACKWARD + FUSED
 BY_ID = {case.id: case for case in CASES}
 assert len(BY_ID) == len(CASES), "case ids must be unique"

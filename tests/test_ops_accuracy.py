@@ -82,10 +82,15 @@ def test_layouts(case, device):
     for label, args in _layouts(case, dtype, device, generator):
         try:
             expected = case.theirs(*args, **case.kwargs)
-        except RuntimeError as error:  # e.g. glu of a 0-d tensor: ours must refuse it alike
-            with pytest.raises(type(error)):
-                case.ours(*args, **case.kwargs)
-            continue
+        except RuntimeError as error:
+            try:  # some torch CPU kernels fail on some layouts (gelu_backward in oneDNN): not an input error
+                tensors = iter(torch.broadcast_tensors(*[a for a in args if isinstance(a, torch.Tensor)]))
+                dense = [next(tensors).contiguous() if isinstance(a, torch.Tensor) else a for a in args]
+                expected = case.theirs(*dense, **case.kwargs)
+            except RuntimeError:  # e.g. glu of a 0-d tensor: ours must refuse it alike
+                with pytest.raises(type(error)):
+                    case.ours(*args, **case.kwargs)
+                continue
         got = case.ours(*args, **case.kwargs)
         try:
             assert_matches(got, expected, exact=case.exact, scale=4.0)

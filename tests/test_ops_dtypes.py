@@ -20,7 +20,7 @@ def outcome(fn, args, kwargs):
 
 def check_parity(case, args, label=""):
     expected, error = outcome(case.theirs, args, case.kwargs)
-    if isinstance(error, TypeError):
+    if isinstance(error, TypeError) or "failed to match any schema" in str(error):
         return  # torch's Python binding refuses the argument types (a number for a Tensor): no aten semantics
     got, ours_error = outcome(case.ours, args, case.kwargs)
     if error is not None:
@@ -84,7 +84,7 @@ MIXED = [(torch.bool, torch.int64), (torch.uint8, torch.int8), (torch.int16, tor
          (torch.float64, torch.int8)]
 
 
-@pytest.mark.parametrize("case", BINARY)
+@pytest.mark.parametrize("case", [c for c in BINARY if c.values[0].mixed])
 def test_mixed_dtype_values_match_torch(case, device):
     for pair in MIXED:
         check_parity(case, with_dtypes(case, pair, device), f"{case.id}{tuple(str(d)[6:] for d in pair)}")

@@ -39,7 +39,7 @@ def _args(case, device, dtype=None):
     return make_args(case, dtype, torch.Generator().manual_seed(seed(case.id) + 2), device)
 
 
-@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in CASES])
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in CASES if c.aten])
 def test_torch_functions_run_tritonize_kernels_when_enabled(case, device, kernel_calls):
     args = _args(case, device)
     call = case.api or case.theirs
@@ -106,8 +106,10 @@ def test_registered_ops_are_aten_overloads_without_composite_implicit_kernels():
     for qualified in names:
         name, _, overload = qualified[len("aten::"):].partition(".")
         getattr(getattr(torch.ops.aten, name), overload or "default")  # exists
-        # a backend kernel for a CompositeImplicitAutograd op would hide its autograd formula
-        assert not torch._C._dispatch_has_kernel_for_dispatch_key(qualified, "CompositeImplicitAutograd"), qualified
+        # a backend kernel for a CompositeImplicitAutograd op would hide its autograd formula, unless
+        # ATen has one already (silu_backward has both)
+        if torch._C._dispatch_has_kernel_for_dispatch_key(qualified, "CompositeImplicitAutograd"):
+            assert torch._C._dispatch_has_kernel_for_dispatch_key(qualified, "CPU"), qualified
     for expected in ("aten::add.Tensor", "aten::add.out", "aten::add_.Scalar", "aten::gelu", "aten::gelu.out",
                      "aten::where.self", "aten::copy_", "aten::_to_copy", "aten::pow.Scalar", "aten::__lshift__.Scalar",
                      "aten::log_sigmoid_forward"):

@@ -1,0 +1,214 @@
+"""The backward formulas ATen's autograd calls for the activations (gelu_backward, ...), with
+ATen's formulas; the result dtype is the promotion of grad_output and the saved tensor."""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from tritonize import Promotion, pointwise
+from tritonize.ops import _common as c
+from tritonize.ops.activations import GELU_KAPPA, SQRT1_2, SQRT_2_OVER_PI
+from tritonize.ops.math_ops import sigmoid_of
+
+GELU_PDF_SCALE = 0.3989422804014327  # 1 / sqrt(2 pi)
+
+# -- scalar helpers (the fused ops' backward uses them too) -----------------------------------
+
+
+def gelu_grad_of(x):
+    """d/dx x * Phi(x) = Phi(x) + x * phi(x)."""
+    cdf = 0.5 * (1.0 + math.erf(x * SQRT1_2))
+    pdf = GELU_PDF_SCALE * math.exp(x * x * -0.5)
+    return cdf + x * pdf
+
+
+def gelu_tanh_grad_of(x):
+    x_sq = x * x
+    inner = SQRT_2_OVER_PI * (x + GELU_KAPPA * x_sq * x)
+    t = math.tanh(inner)
+    left_derivative = 0.5 * (1.0 + t)
+    right_derivative = 0.5 * x * (1.0 - t * t) * SQRT_2_OVER_PI * (1.0 + 3.0 * GELU_KAPPA * x_sq)
+    return left_derivative + right_derivative
+
+
+def silu_grad_of(x):
+    s = sigmoid_of(x)
+    return s * (1.0 + x * (1.0 - s))
+
+
+# -- kernels ------------------------------------------------------------------------------------
+
+
+@pointwise(promotion=Promotion("default", over=("grad_output", "input")))
+def gelu_backward_kernel(grad_output, input):
+    return grad_output * gelu_grad_of(input)
+
+
+@pointwise(promotion=Promotion("default", over=("grad_output", "input")))
+def gelu_tanh_backward_kernel(grad_output, input):
+    return grad_output * gelu_tanh_grad_of(input)
+
+
+@pointwise(promotion=Promotion("default", over=("grad_output", "input")))
+def silu_backward_kernel(grad_output, input):
+    return grad_output * silu_grad_of(input)
+
+
+@pointwise(promotion=Promotion("default", over=("grad_output", "output")))
+def sigmoid_backward_kernel(grad_output, output):
+    return grad_output * (1 - output) * output
+
+
+@pointwise(promotion=Promotion("default", over=("grad_output", "output")))
+def tanh_backward_kernel(grad_output, output):
+    return grad_output * (1 - output * output)
+
+
+@pointwise(promotion=Promotion("default", over=("grad_output", "input")))
+def threshold_backward_kernel(grad_output, input, threshold):
+    return 0 if input <= threshold else grad_output
+
+
+@pointwise(promotion=Promotion("default", over=("grad_output", "input")))
+def elu_backward_kernel(grad_output, input, negcoef, poscoef, negiptcoef):
+    if input <= 0:
+        return grad_output * negiptcoef * negcoef * math.exp(input * negiptcoef)
+    return grad_output * poscoef
+
+
+@pointwise(promotion=Promotion("default", over=("grad_output", "result")))
+def elu_backward_from_result_kernel(grad_output, result, negcoef, poscoef, negiptcoef):
+    # the forward's result y = negcoef * (exp(x * negiptcoef) - 1) where x <= 0
+    if result <= 0:
+        return grad_output * negiptcoef * (result + negcoef)
+    return grad_output * poscoef
+
+
+@pointwise(promotion=Promotion("default", over=("grad_output", "input")))
+def hardtanh_backward_kernel(grad_output, input, min_val, max_val):
+    return 0 if input <= min_val or input >= max_val else grad_output
+
+
+@pointwise(promotion=Promotion("default", over=("grad_output", "input")))
+def hardsigmoid_backward_kernel(grad_output, input):
+    # ATen multiplies by 1/6 rounded to float32, for every dtype
+    return grad_output * 0.1666666716337204 if -3.0 < input < 3.0 else 0
+
+
+@pointwise(promotion=Promotion("default", over=("grad_output", "input")))
+def hardswish_backward_kernel(grad_output, input):
+    if input <= -3.0:  # ATen's boundaries: 0 at -3, grad at 3
+        return 0
+    if input < 3.0:
+        return grad_output * (input / 3.0 + 0.5)
+    return grad_output
+
+
+@pointwise(promotion=Promotion("default", over=("grad_output", "input")))
+def leaky_relu_backward_kernel(grad_output, input, negative_slope):
+    return grad_output if input > 0 else grad_output * negative_slope
+
+
+@pointwise(promotion=Promotion("default", over=("grad_output", "input")))
+def softplus_backward_kernel(grad_output, input, beta, threshold):
+    z = math.exp(input * beta)
+    return grad_output if input * beta > threshold else grad_output * z / (z + 1.0)
+
+
+@pointwise(promotion=Promotion("default", over=("grad_output", "input")))
+def logit_backward_kernel(grad_output, input):
+    if input < 0 or input > 1:
+        return math.nan
+    return grad_output / (input * (1 - input))
+
+
+@pointwise(promotion=Promotion("default", over=("grad_output", "input")))
+def logit_backward_eps_kernel(grad_output, input, low: float, high: float):
+    return 0 if input < low or input > high else grad_output / (input * (1 - input))
+
+
+# -- torch-compatible functions ---------------------------------------------------------------
+
+
+def _floating(name, *tensors):
+    c.require_floating(name, c.result_dtype(*tensors))
+
+
+def gelu_backward(grad_output, input, *, approximate="none", out=None):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    _floating("GeluBackwardKernelImpl", grad_output, input)
+    kernel = gelu_backward_kernel if approximate == "none" else gelu_tanh_backward_kernel
+    return c.run(kernel, *c.widened(grad_output, input), out=out)
+
+
+def silu_backward(grad_output, input, *, out=None):
+    _floating("silu_backward", grad_output, input)
+    return c.run(silu_backward_kernel, *c.widened(grad_output, input), out=out)
+
+
+def sigmoid_backward(grad_output, output, *, out=None):
+    _floating("sigmoid_backward", grad_output, output)
+    return c.run(sigmoid_backward_kernel, *c.widened(grad_output, output), out=out)
+
+
+def tanh_backward(grad_output, output, *, out=None):
+    _floating("tanh_backward", grad_output, output)
+    return c.run(tanh_backward_kernel, *c.widened(grad_output, output), out=out)
+
+
+def threshold_backward(grad_output, input, threshold, *, out=None):
+    dtype = c.result_dtype(grad_output, input)
+    c.require_not_bool("threshold", dtype)
+    if not dtype.is_floating_point:
+        threshold = c.scalar_for(dtype, threshold)
+    return c.run(threshold_backward_kernel, *c.widened(grad_output, input), threshold, out=out)
+
+
+def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, out=None):
+    if is_result and alpha < 0:
+        raise RuntimeError("In-place elu backward calculation is triggered with a negative slope which is not "
+                           "supported. This is caused by calling in-place forward function with a negative slope, "
+                           "please call out-of-place version instead.")
+    _floating("elu_backward", grad_output, self_or_result)
+    kernel = elu_backward_from_result_kernel if is_result else elu_backward_kernel
+    return c.run(kernel, *c.widened(grad_output, self_or_result), alpha * scale, scale, input_scale, out=out)
+
+
+def hardtanh_backward(grad_output, input, min_val, max_val, *, out=None):
+    _floating("hardtanh_backward", grad_output, input)
+    return c.run(hardtanh_backward_kernel, *c.widened(grad_output, input), min_val, max_val, out=out)
+
+
+def hardsigmoid_backward(grad_output, input, *, out=None):
+    _floating("hardsigmoid_backward", grad_output, input)
+    return c.run(hardsigmoid_backward_kernel, *c.widened(grad_output, input), out=out)
+
+
+def hardswish_backward(grad_output, input, *, out=None):
+    _floating("hardswish_backward", grad_output, input)
+    return c.run(hardswish_backward_kernel, *c.widened(grad_output, input), out=out)
+
+
+def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, out=None):
+    if self_is_result and negative_slope < 0:
+        raise RuntimeError("In-place leakyReLu backward calculation is triggered with a negative slope which is "
+                           "not supported. This is caused by calling in-place forward function with a negative "
+                           "slope, please call out-of-place version instead. File an issue at "
+                           "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
+                           "backward calculation with negative slope")
+    _floating("leaky_relu_backward", grad_output, input)
+    return c.run(leaky_relu_backward_kernel, *c.widened(grad_output, input), negative_slope, out=out)
+
+
+def softplus_backward(grad_output, input, beta, threshold, *, out=None):
+    _floating("softplus_backward", grad_output, input)
+    return c.run(softplus_backward_kernel, *c.widened(grad_output, input), beta, threshold, out=out)
+
+
+def logit_backward(grad_output, input, eps=None, *, out=None):
+    _floating("logit_backward", grad_output, input)
+    if eps is None or eps < 0:
+        return c.run(logit_backward_kernel, *c.widened(grad_output, input), out=out)
+    return c.run(logit_backward_eps_kernel, *c.widened(grad_output, input), float(eps), 1.0 - float(eps), out=out)

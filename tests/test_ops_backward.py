@@ -1,0 +1,114 @@
+"""The backward formulas aten's autograd calls, and the fused gated activations with their
+backward: torch's autograd under `enabled()` runs tritonize's backward kernels and gets torch's
+gradients; silu_and_mul / gelu_and_mul match torch's unfused chain, forward and backward."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+import tritonize
+import tritonize.ops as tops
+from ops_cases import TOLERANCE
+from test_ops_registry import kernel_calls  # noqa: F401 - fixture
+
+F = torch.nn.functional
+
+AUTOGRAD = [
+    ("gelu", F.gelu, "gelu_backward_kernel"),
+    ("gelu_tanh", lambda x: F.gelu(x, approximate="tanh"), "gelu_tanh_backward_kernel"),
+    ("silu", F.silu, "silu_backward_kernel"),
+    ("sigmoid", torch.sigmoid, "sigmoid_backward_kernel"),
+    ("tanh", torch.tanh, "tanh_backward_kernel"),
+    ("relu", torch.relu, "threshold_backward_kernel"),
+    ("elu", lambda x: F.elu(x, 1.3), "elu_backward_kernel"),
+    ("elu_inplace", lambda x: F.elu(x * 1, 1.3, inplace=True), "elu_backward_from_result_kernel"),
+    ("hardtanh", lambda x: F.hardtanh(x, -1.0, 1.5), "hardtanh_backward_kernel"),
+    ("hardsigmoid", F.hardsigmoid, "hardsigmoid_backward_kernel"),
+    ("hardswish", F.hardswish, "hardswish_backward_kernel"),
+    ("leaky_relu", lambda x: F.leaky_relu(x, 0.2), "leaky_relu_backward_kernel"),
+    ("softplus", lambda x: F.softplus(x, 2.0, 3.0), "softplus_backward_kernel"),
+    ("logit", lambda x: torch.logit(torch.sigmoid(x)), "logit_backward_kernel"),
+    ("logit_eps", lambda x: torch.logit(torch.sigmoid(x), eps=0.1), "logit_backward_eps_kernel"),
+]
+
+
+@pytest.mark.parametrize("name, fn, kernel", AUTOGRAD, ids=[a[0] for a in AUTOGRAD])
+def test_autograd_calls_tritonize_backward_kernels(name, fn, kernel, device, kernel_calls):  # noqa: F811
+    x = torch.randn(4, 9, generator=torch.Generator().manual_seed(5)).to(device) * 3
+    grad = torch.randn(4, 9, generator=torch.Generator().manual_seed(6)).to(device)
+    leaf = x.clone().requires_grad_()
+    fn(leaf).backward(grad)
+    expected = leaf.grad
+    leaf = x.clone().requires_grad_()
+    with tritonize.enabled(devices=(device,)):
+        fn(leaf).backward(grad)
+    assert kernel in kernel_calls, f"{name}: {kernel} did not run ({sorted(set(kernel_calls))})"
+    torch.testing.assert_close(leaf.grad, expected, rtol=1.3e-6, atol=1e-5)
+
+
+def test_inplace_backward_with_a_negative_slope_is_refused_as_in_torch(device):
+    x, g = torch.randn(5, device=device), torch.randn(5, device=device)
+    with pytest.raises(RuntimeError, match="negative slope"):
+        tops.leaky_relu_backward(g, x, -0.1, True)
+    with pytest.raises(RuntimeError, match="negative slope"):
+        tops.elu_backward(g, -1.0, 1.0, 1.0, True, x)
+    with pytest.raises(RuntimeError, match="approximate"):
+        tops.gelu_backward(g, x, approximate="erf")
+
+
+# -- fused gated activations --------------------------------------------------------------------
+
+FUSED = [
+    ("silu", tops.silu_and_mul, tops.silu_and_mul_backward, F.silu, {}),
+    ("gelu", tops.gelu_and_mul, tops.gelu_and_mul_backward, F.gelu, {}),
+    ("gelu_tanh", tops.gelu_and_mul, tops.gelu_and_mul_backward, lambda x: F.gelu(x, approximate="tanh"),
+     {"approximate": "tanh"}),
+]
+
+
+def _inputs(dtype, device, shape=(6, 40)):
+    g = torch.Generator().manual_seed(11)
+    return [(torch.randn(shape, generator=g, dtype=torch.float64) * 2).to(dtype).to(device) for _ in range(3)]
+
+
+@pytest.mark.parametrize("name, forward, backward, activation, kwargs", FUSED, ids=[f[0] for f in FUSED])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32], ids=lambda d: str(d)[6:])
+def test_fused_forward_and_backward_against_float64(name, forward, backward, activation, kwargs, dtype, device):
+    x, y, grad = _inputs(dtype, device)
+    rtol, atol = TOLERANCE[dtype]
+    x64, y64 = x.double().requires_grad_(), y.double().requires_grad_()
+    out64 = activation(x64) * y64
+    out64.backward(grad.double())
+    out = forward(x, y, **kwargs)
+    assert out.dtype == dtype and out.shape == x.shape
+    torch.testing.assert_close(out.double(), out64.detach(), rtol=rtol, atol=atol)
+    dx, dy = backward(grad, x, y, **kwargs)
+    assert dx.dtype == dy.dtype == dtype
+    torch.testing.assert_close(dx.double(), x64.grad, rtol=rtol, atol=atol)
+    torch.testing.assert_close(dy.double(), y64.grad, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("name, forward, backward, activation, kwargs", FUSED, ids=[f[0] for f in FUSED])
+def test_fused_one_tensor_form_and_derived_autograd(name, forward, backward, activation, kwargs, device):
+    x, y, grad = _inputs(torch.float32, device, shape=(5, 24))
+    xy = torch.cat([x, y], dim=-1)
+    torch.testing.assert_close(forward(xy, **kwargs), forward(x, y, **kwargs))
+    dxdy = backward(grad, xy, **kwargs)
+    dx, dy = backward(grad, x, y, **kwargs)
+    torch.testing.assert_close(dxdy, torch.cat([dx, dy], dim=-1))
+    # the forward is differentiable on its own (the gradient the DSL derives from its source)
+    xl, yl = x.clone().requires_grad_(), y.clone().requires_grad_()
+    forward(xl, yl, **kwargs).backward(grad)
+    torch.testing.assert_close(xl.grad, dx, rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(yl.grad, dy, rtol=1e-5, atol=1e-6)
+
+
+def test_fused_errors(device):
+    with pytest.raises(RuntimeError, match="even"):
+        tops.silu_and_mul(torch.ones(3, 5, device=device))
+    with pytest.raises(NotImplementedError):
+        tops.silu_and_mul(torch.ones(3, 4, dtype=torch.int32, device=device), torch.ones(3, 4, device=device))
+    with pytest.raises(RuntimeError, match="approximate"):
+        tops.gelu_and_mul(torch.ones(3, 4, device=device), approximate="erf")
+    out = torch.empty(3, 2, device=device)
+    assert tops.silu_and_mul(torch.zeros(3, 4, device=device), out=out) is out
