@@ -421,8 +421,12 @@ def _pow_kernel(input, exponent):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     if isinstance(input, torch.Tensor) and exponent == 2 and (isinstance(exponent, int) or
                                                               input.dtype.is_floating_point):
-        return lambda x, e, out=None: square_kernel(x, out=out)  # exactly x * x, as ATen
+        return _square_of_base  # exactly x * x, as ATen
     return pow_kernel
+
+
+def _square_of_base(input, exponent, out=None):
+    return square_kernel(input, out=out)
 
 
 def pow(input, exponent, *, out=None):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from ops_cases import CASES, TOLERANCE, T, make_args, make_tensor, seed
+from test_ops_cases import CASES, TOLERANCE, T, make_args, make_tensor, seed
 
 
 def float64_reference(value):
@@ -105,3 +105,11 @@ def test_outputs_follow_the_inputs_layout(device):
     for fn in ("exp", "sigmoid", "neg"):
         got, expected = getattr(tops, fn)(x), getattr(torch, fn)(x)
         assert got.stride() == expected.stride()
+
+
+def test_positive_is_the_input_itself(device):
+    import tritonize.ops as tops
+    x = torch.randn(3, device=device)
+    assert tops.positive(x) is x and torch.positive(x) is x
+    with pytest.raises(RuntimeError, match="bool"):
+        tops.positive(x > 0)

@@ -8,7 +8,7 @@ import torch
 
 import tritonize
 import tritonize.ops as tops
-from ops_cases import TOLERANCE
+from test_ops_cases import TOLERANCE
 from test_ops_registry import kernel_calls  # noqa: F401 - fixture
 
 F = torch.nn.functional

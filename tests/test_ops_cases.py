@@ -312,3 +312,23 @@ FUSED = [  # not aten ops: compared with torch's unfused chain
 CASES = ARITHMETIC + MATH + COMPARISON + BITWISE + ACTIVATIONS + BACKWARD + FUSED
 BY_ID = {case.id: case for case in CASES}
 assert len(BY_ID) == len(CASES), "case ids must be unique"
+
+
+# functions tested by name outside the cases (test_ops_registry, test_ops_backward, test_ops_edge)
+TESTED_ELSEWHERE = {"copy_", "copy", "to_copy", "log_sigmoid_forward", "float_power_", "silu_and_mul_backward",
+                    "gelu_and_mul_backward", "positive"}
+
+
+def test_every_function_of_the_library_is_tested():
+    """Each public function of tritonize.ops (aliases included) is some case's function or its
+    in-place form, or is tested by name elsewhere."""
+    import inspect
+    covered = {id(getattr(tops, name)) for name in TESTED_ELSEWHERE}
+    for case in CASES:
+        covered.add(id(case.ours))
+        if case.inplace and hasattr(tops, case.fn + "_"):
+            covered.add(id(getattr(tops, case.fn + "_")))
+    public = {name: fn for name, fn in vars(tops).items()
+              if not name.startswith("_") and callable(fn) and not inspect.ismodule(fn)}
+    untested = sorted(name for name, fn in public.items() if id(fn) not in covered)
+    assert not untested, f"no test calls {untested}"

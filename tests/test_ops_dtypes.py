@@ -8,7 +8,7 @@ import itertools
 import pytest
 import torch
 
-from ops_cases import ALL_DTYPES, CASES, TOLERANCE, T, make_tensor, seed
+from test_ops_cases import ALL_DTYPES, CASES, TOLERANCE, T, make_tensor, seed
 
 
 def outcome(fn, args, kwargs):

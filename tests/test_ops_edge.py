@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import tritonize.ops as tops
-from ops_cases import BY_ID, TOLERANCE
+from test_ops_cases import BY_ID, TOLERANCE
 
 INF, NAN = float("inf"), float("nan")
 
@@ -114,6 +114,6 @@ def test_nextafter_steps_one_ulp_of_its_own_dtype(device):
 
 def test_edge_cases_cover_the_math_cases():
     """Every math case of the accuracy tests is also an edge-value case."""
-    from ops_cases import MATH
+    from test_ops_cases import MATH
     assert {c.fn for c in MATH} - {"fix"} <= set(UNARY)
     assert BY_ID["nextafter"].exact

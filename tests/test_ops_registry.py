@@ -13,7 +13,7 @@ import torch
 
 import tritonize
 import tritonize.ops as tops
-from ops_cases import CASES, make_args, seed
+from test_ops_cases import CASES, make_args, seed
 from test_ops_accuracy import assert_matches
 from tritonize.decorator import PointwiseFunction
 
@@ -98,6 +98,96 @@ def test_float_power_in_place_needs_a_float64_self(device):
         tops.float_power_(x.float(), 1.5)
     with pytest.raises(RuntimeError, match="float_power"):
         tops.float_power(x, 1.5, out=torch.empty(5, device=device))
+
+
+BOOL_RESULTS = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "logical_not",
+                "isnan", "isinf", "isposinf", "isneginf", "signbit"}
+SCALARS = {"alpha": 2, "beta": 2.0, "threshold": 0.5, "lambd": 0.3, "negative_slope": 0.1, "min_val": 0.2,
+           "max_val": 0.7, "scale": 1.0, "input_scale": 1.2, "is_result": False, "self_is_result": False,
+           "dim": -1, "decimals": 1, "approximate": "tanh", "rounding_mode": "floor", "eps": 0.1,
+           "dtype": torch.float16, "non_blocking": False, "min": 0.3, "max": 0.6, "weight": 0.3}
+
+
+def _overload_call(overload, device, generator):
+    """Arguments for one aten overload from its schema: small tensors in (0.1, 0.9) (integers
+    for the bitwise ops), bool masks, empty out= tensors (torch resizes them), typical scalars."""
+    name, _, variant = overload.partition(".")
+    op = getattr(getattr(torch.ops.aten, name), variant or "default")
+    integral = name.startswith(("bitwise", "__"))
+
+    def tensor(shape=(3, 4)):
+        if integral:
+            return torch.randint(0, 7, shape, generator=generator, dtype=torch.int32).to(device)
+        return (torch.rand(shape, generator=generator) * 0.8 + 0.1).to(device)
+
+    args, kwargs = [], {}
+    for argument in op._schema.arguments:
+        kind, arg = str(argument.type), argument.name
+        if argument.is_out:
+            dtype = torch.bool if name in BOOL_RESULTS else torch.int32 if integral else torch.float32
+            value = torch.empty(0, dtype=dtype, device=device)
+        elif arg in ("mask", "condition"):
+            value = tensor() > 0.5 if not integral else tensor() > 3
+        elif "Tensor" in kind:
+            value = torch.tensor(0.5, device=device) if arg == "value" else tensor()
+            if arg == "max":
+                value = value + 0.5
+        elif arg in ("self", "other", "exponent", "value"):
+            value = 3 if integral else 0.5 if arg != "self" else 2.0
+        elif arg in SCALARS:
+            value = SCALARS[arg]
+        elif argument.has_default_value():
+            continue
+        else:
+            raise AssertionError(f"no value for {overload}'s {arg}: {kind}")
+        if argument.kwarg_only:
+            kwargs[arg] = value
+        else:
+            args.append(value)
+    return op, args, kwargs
+
+
+def _clone(values):
+    return [v.clone() if isinstance(v, torch.Tensor) else v for v in values]
+
+
+def _results(result, args, kwargs):
+    """What to compare: the result, and every tensor argument (in-place and out= write them)."""
+    results = list(result) if isinstance(result, (tuple, list)) else [result]
+    return results + [v for v in list(args) + list(kwargs.values()) if isinstance(v, torch.Tensor)]
+
+
+def test_every_registered_overload_matches_the_kernel_it_replaces(device, kernel_calls):
+    """Each of the 450 overloads, called through torch.ops.aten with arguments built from its
+    schema: tritonize's kernel runs and gives the replaced kernel's results (or its error)."""
+    failures = []
+    for qualified in tritonize.registered_ops():
+        overload = qualified[len("aten::"):]
+        generator = torch.Generator().manual_seed(seed(overload))
+        op, args, kwargs = _overload_call(overload, device, generator)
+        native_args, native_kwargs = _clone(args), {k: _clone([v])[0] for k, v in kwargs.items()}
+        try:
+            expected = _results(op(*native_args, **native_kwargs), native_args, native_kwargs)
+        except RuntimeError as error:
+            expected = error
+        del kernel_calls[:]
+        try:
+            with tritonize.enabled(devices=(device,)):
+                got = _results(op(*args, **kwargs), args, kwargs)
+        except RuntimeError as error:
+            got = error
+        if isinstance(expected, Exception) or isinstance(got, Exception):
+            if not (isinstance(expected, Exception) and isinstance(got, type(expected))):
+                failures.append(f"{overload}: torch {expected!r}, tritonize {got!r}")
+            continue
+        if not kernel_calls:
+            failures.append(f"{overload}: no tritonize kernel ran")
+        for ours, theirs in zip(got, expected):
+            try:
+                assert_matches(ours, theirs, scale=4.0)
+            except AssertionError as error:
+                failures.append(f"{overload}: {error}")
+    assert not failures, "\n".join(failures[:20]) + f"\n({len(failures)} overloads differ)"
 
 
 def test_registered_ops_are_aten_overloads_without_composite_implicit_kernels():
