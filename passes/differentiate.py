@@ -40,6 +40,7 @@ UNARY_DERIVATIVES = {
     "erf": f"{TWO_OVER_SQRT_PI} * math.exp(-(x * x))",
     "erfc": f"-{TWO_OVER_SQRT_PI} * math.exp(-(x * x))",
     "fabs": "(1.0 if x > 0 else (-1.0 if x < 0 else 0.0))",
+    "lgamma": "math.digamma(x)",
     "degrees": "57.29577951308232",
     "radians": "0.017453292519943295",
 }
@@ -169,6 +170,11 @@ class Differentiate:
 
     def accumulate(self, node, gradient):
         if isinstance(node, ast.Name) and not _is_zero(gradient):
+            for part in ast.walk(gradient):  # built from templates: give it the user's line
+                if not hasattr(part, "tz_file") and hasattr(self.origin, "lineno"):
+                    part.lineno, part.col_offset = self.origin.lineno, self.origin.col_offset
+                    part.end_lineno, part.end_col_offset = self.origin.lineno, self.origin.col_offset
+                    part.tz_file = getattr(self.origin, "tz_file", self.ctx.filename)
             self.adjoints.setdefault(node.id, []).append(gradient)
 
     def fail(self, node, what):
@@ -176,6 +182,7 @@ class Differentiate:
 
     def propagate(self, node, g, origin, value=None):
         """Add g * d node / d leaf to each leaf's adjoint; `value` names node's own value."""
+        self.origin = origin
         if isinstance(node, ast.Name):
             self.accumulate(node, g)
         elif isinstance(node, ast.BinOp):

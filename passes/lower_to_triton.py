@@ -454,9 +454,9 @@ class LowerToTriton:
         if entry.kind == "bool":
             values = [self.hoisted(a, dtype, "v") for a in args]
             return expr(entry.cuda, **dict(zip("ab", values)))
-        if self.spec.portable_math:
-            work = torch.float64
-            template = entry.portable
+        if self.spec.portable_math or entry.cuda.startswith("portable_"):
+            work = torch.float64  # the portable composites compute in float64
+            template = entry.portable if self.spec.portable_math else entry.cuda
         else:
             work = torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
             template = entry.cuda

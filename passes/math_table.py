@@ -54,6 +54,9 @@ MATH_TABLE: dict[str, MathFn] = {
     "erf": _f(1, "libdevice.erf(a)", "tl.math.erf(a)"),
     "erfc": _f(1, "libdevice.erfc(a)", "portable_erfc(a)"),
     "lgamma": _f(1, "libdevice.lgamma(a)", "portable_lgamma(a)"),
+    # not in Python's math: the derivative of lgamma; libdevice has none, so CUDA runs the
+    # portable composite too (compiled as a @triton.jit helper, in float64)
+    "digamma": _f(1, "portable_digamma(a)", "portable_digamma(a)"),
     "fabs": _f(1, "tl.abs(a)", "tl.abs(a)"),
     "floor": _f(1, "libdevice.floor(a)", "tl.floor(a)", kind="same"),
     "ceil": _f(1, "libdevice.ceil(a)", "tl.ceil(a)", kind="same"),

@@ -140,12 +140,25 @@ def test_out_refuses_autograd(device):
         softplus(x, out=torch.empty(3, dtype=torch.float64, device=device))  # fine without grad
 
 
+def test_lgamma_differentiates_to_digamma(device):
+    @pointwise
+    def lg(x):
+        return math.lgamma(x) * 2
+
+    x = (_double(9, device=device).abs() * 3 + 0.2).detach().requires_grad_()
+    assert gradcheck(lg, (x,))
+    lg(x).sum().backward()
+    torch.testing.assert_close(x.grad, 2 * torch.digamma(x.detach()))
+
+
 def test_a_function_without_derivative_says_where(device):
     @pointwise
     def lg(x):
         return math.lgamma(x) * 2
 
-    x = _double(3, device=device)
-    with pytest.raises(tritonize.ScalarTypeError, match="math.lgamma has no derivative") as info:
-        lg(x).sum().backward()
-    assert f"{__file__}:" in str(info.value)
+    x = _double(3, device=device).abs().detach().requires_grad_()
+    (first,) = torch.autograd.grad(lg(x).sum(), x, create_graph=True)
+    with pytest.raises(tritonize.ScalarTypeError, match="math.digamma has no derivative") as info:
+        first.sum().backward()  # the second derivative of lgamma needs trigamma
+    line = lg.scalar_function.__code__.co_firstlineno + 2  # the decorator, the def, the return
+    assert f"{__file__}:{line}:" in str(info.value)
