@@ -357,11 +357,14 @@ def run_cache_clear(args) -> int:
 
 def run_ops(args) -> int:
     try:
-        from tritonize.ops import registered_ops
+        from tritonize.ops.registry import TABLE
     except ImportError:
-        print("no op library is installed yet: tritonize.ops has no registered_ops()")
+        print("no op library is installed: tritonize.ops has no registration table")
         return 0
-    rows = op_rows(registered_ops())
+    served: dict = {}  # tritonize.ops function -> the aten overloads it serves
+    for overload, fn in TABLE.items():
+        served.setdefault(fn.__name__, []).append(f"aten::{overload}")
+    rows = op_rows(served)
     overloads = sum(len(aten) for _, aten in rows)
     print(f"tritonize.ops: {len(rows)} op{'s' if len(rows) != 1 else ''}, serving {overloads} aten overload"
           f"{'s' if overloads != 1 else ''} under tritonize.enable()")
