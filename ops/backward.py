@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import math
 
-import torch
-
 from tritonize import Promotion, pointwise
 from tritonize.ops import _common as c
 from tritonize.ops.activations import GELU_KAPPA, SQRT1_2, SQRT_2_OVER_PI

@@ -3,8 +3,6 @@ Shifts by a negative amount or by the bit width or more give torch's results (0,
 negative value shifted right), not C's undefined behaviour."""
 from __future__ import annotations
 
-import torch
-
 from tritonize import pointwise
 from tritonize.ops import _common as c
 

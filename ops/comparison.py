@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import math
 
-import torch
-
 from tritonize import pointwise
 from tritonize.ops import _common as c
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import math
 
-import torch
-
 from tritonize import pointwise
 from tritonize.ops import _common as c
 from tritonize.ops.arithmetic import copy_kernel

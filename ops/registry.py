@@ -6,8 +6,9 @@
     tritonize.registered_ops()                 # ["aten::abs", "aten::abs.out", ...]
 
 Each overload in TABLE (the forward ops, their .out and in-place forms, and the backward
-formulas autograd calls, gelu_backward ...) gets a kernel on the dispatch key of every chosen device (CUDA, CPU).
-The kernel binds aten's arguments by their schema names and calls the tritonize.ops function;
+formulas autograd calls, gelu_backward ...) gets a kernel on the dispatch key of every chosen
+device (CUDA, CPU). The kernel binds aten's arguments by their schema names and calls the
+tritonize.ops function, below autograd (torch's own derivative formulas record the graph);
 a call the library does not run (a dtype tritonize has no kernels for, a copy between devices,
 a CPU call made from inside Triton's interpreter) goes to the kernel that was registered
 before. Overloads that ATen implements as CompositeImplicitAutograd (square, true_divide,

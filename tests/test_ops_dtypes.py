@@ -61,8 +61,8 @@ def test_every_dtype_matches_torch(case, dtype, device):
     check_parity(case, with_dtypes(case, dtypes, device), f"{case.id}({str(dtype)[6:]})")
 
 
-BINARY = [pytest.param(c, id=c.id) for c in CASES
-          if c.parity and c.tensor_count == 2 and all(a.kind not in ("bool", "index") for a in c.args if isinstance(a, T))]
+BINARY = [pytest.param(c, id=c.id) for c in CASES if c.parity and c.tensor_count == 2
+          and all(a.kind not in ("bool", "index") for a in c.args if isinstance(a, T))]
 
 
 @pytest.mark.parametrize("case", BINARY)
