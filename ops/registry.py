@@ -226,7 +226,14 @@ def _original_kernel(overload: str, key: str):
 
 class Registration:
     """One set of registrations (a torch.library.Library); `close()` removes them, which gives
-    the dispatcher back the kernels that were there before."""
+    the dispatcher back the kernels that were there before.
+
+    A registration nested inside another for the same device registers nothing: the outer
+    one's kernels already serve, and torch 2.11 refuses a second Python kernel for an
+    overload and dispatch key (later versions warn and override)."""
+
+    _active: dict = {}  # dispatch key -> registrations open for it
+    _lock = threading.Lock()
 
     def __init__(self, devices):
         if isinstance(devices, str):
@@ -235,11 +242,18 @@ class Registration:
         if unknown:
             raise ValueError(f"tritonize registers for devices {sorted(DISPATCH_KEYS)}, got {unknown}")
         self.devices = tuple(devices)
+        self.keys = [DISPATCH_KEYS[d] for d in dict.fromkeys(self.devices)]
         self.library = torch.library.Library("aten", "IMPL")
+        with Registration._lock:
+            fresh = [key for key in self.keys if not Registration._active.get(key)]
+            for key in self.keys:
+                Registration._active[key] = Registration._active.get(key, 0) + 1
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "Overriding a previously registered kernel ..."
             for device in self.devices:
                 key = DISPATCH_KEYS[device]
+                if key not in fresh:
+                    continue
                 for overload, fn in TABLE.items():
                     kernel = _make_kernel(fn, _schema(overload), _original_kernel(overload, key), device)
                     self.library.impl(overload, kernel, key, with_keyset=True)
@@ -248,6 +262,9 @@ class Registration:
         if self.library is not None:
             self.library._destroy()
             self.library = None
+            with Registration._lock:
+                for key in self.keys:
+                    Registration._active[key] -= 1
 
 
 _SCHEMAS: dict = {}
