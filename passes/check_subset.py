@@ -84,6 +84,7 @@ class CheckSubset(ast.NodeVisitor):
         super().generic_visit(node)
 
     def visit_Expr(self, node):
+        self.visit(node.value)  # `yield x` is refused for being a yield
         self.fail(node, "an expression statement has no effect in a @pointwise function; "
                         "assign it or return it")
 
