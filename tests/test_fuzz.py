@@ -1,0 +1,325 @@
+"""The fuzzer: random scalar programs (tests/program_strategies.py) compiled with @pointwise
+and compared element by element with the same source run as plain Python.
+
+Each program is written to a real file (so @pointwise reads its source like a user's), executed
+twice: once with the real `@pointwise`, once as plain Python. Where Python and torch differ on
+purpose, the plain run takes torch's side: `pointwise` is the identity, `min`/`max` propagate
+NaN (torch.minimum), math.floor/ceil/trunc of a float stay floats (torch.floor keeps -0.0 and
+inf where Python returns an int or raises). Tensors are float64, int64 and bool, and Python
+numbers, so results compare exactly:
+
+- int and bool outputs: equal, and the output dtype is the one the program's types predict;
+- float outputs of an *exact* program on the CPU (only correctly rounded operations, which
+  Triton's interpreter runs through numpy): equal bit for bit, sign of zero included (but for
+  `%`, whose zero takes the divisor's sign in Python and the dividend's in torch, and min/max,
+  see test_hardening.py's xfail);
+- otherwise (transcendental functions, `**`, or a GPU, whose compiler fuses multiply-adds):
+  within 1e-9 relative, or else within what Python itself gives when the float inputs move by
+  1e-12 (an element next to a discontinuity such as `floor` may round either way).
+
+An element where plain Python raises (a math domain error, a division by zero drawn by chance,
+an overflow) is not compared. Failing programs shrink to a minimal one; the failure prints its
+source and the element's inputs (shrinking compiles every candidate: minutes, not seconds).
+
+Budget: TRITONIZE_FUZZ_EXAMPLES programs per test (default 100 on the CPU, three tests: about
+20 s on 2 cores; 50 on a GPU, which compiles each one); HYPOTHESIS_PROFILE=long runs 1000 each. The `ci` profile is derandomized (the
+same programs every run); `dev` draws new ones and replays failures from its database.
+"""
+from __future__ import annotations
+
+import builtins
+import hashlib
+import itertools
+import math
+import os
+import tempfile
+from pathlib import Path
+
+import numpy
+import pytest
+import torch
+from hypothesis import event as hypothesis_event
+from hypothesis import given, note, settings
+from hypothesis import strategies as st
+from hypothesis.control import current_build_context
+from hypothesis.errors import InvalidArgument
+
+from conftest import DEVICE
+from program_strategies import B, F, I, PARAM_BOUND, programs
+from tritonize import pointwise
+
+_LONG = os.environ.get("HYPOTHESIS_PROFILE") == "long"
+# a GPU compiles each program (about a second): half the programs there, unless told
+EXAMPLES = int(os.environ.get("TRITONIZE_FUZZ_EXAMPLES") or (1000 if _LONG else 50 if DEVICE == "cuda" else 100))
+SOURCES = Path(tempfile.mkdtemp(prefix="tritonize-fuzz-"))
+DTYPES = {F: torch.float64, I: torch.int64, B: torch.bool}
+RELATIVE, ABSOLUTE, NUDGE = 1e-9, 1e-12, 1e-12
+
+
+def event(value: str):
+    """hypothesis.event, and nothing outside a Hypothesis test."""
+    try:
+        current_build_context()
+    except InvalidArgument:
+        return
+    hypothesis_event(value)
+
+
+def _nan_min(*values):
+    """min() as torch.minimum: a NaN anywhere gives NaN."""
+    if any(isinstance(v, float) and v != v for v in values):
+        return math.nan
+    return builtins.min(*values)
+
+
+def _nan_max(*values):
+    if any(isinstance(v, float) and v != v for v in values):
+        return math.nan
+    return builtins.max(*values)
+
+
+def _float_rounding(name):
+    """math.floor/ceil/trunc as torch has them: a float stays a float (sign of zero, inf, nan
+    kept) where Python returns an int; an int stays the same int."""
+    rounding = getattr(math, name)
+
+    def rounded(x):
+        if not isinstance(x, float):
+            return rounding(x)
+        if not math.isfinite(x):
+            return x
+        return math.copysign(float(rounding(x)), x)
+    return rounded
+
+
+PLAIN_MATH = type(math)("math")
+PLAIN_MATH.__dict__.update({k: v for k, v in vars(math).items() if not k.startswith("__")})
+PLAIN_MATH.__dict__.update({name: _float_rounding(name) for name in ("floor", "ceil", "trunc")})
+
+
+def load(program):
+    """(the @pointwise function, the plain-Python function) from one file of source."""
+    digest = hashlib.sha256(program.source.encode()).hexdigest()[:12]
+    path = SOURCES / f"fuzz_{digest}.py"
+    path.write_text(program.source)
+    code = compile(program.source, str(path), "exec")
+    compiled = {"__name__": f"fuzz_{digest}", "pointwise": pointwise}
+    exec(code, compiled)
+    plain = {"__name__": f"fuzz_{digest}_plain", "pointwise": lambda fn: fn, "min": _nan_min, "max": _nan_max}
+    exec(code, plain)
+    plain["math"] = PLAIN_MATH  # read when the function runs
+    return pointwise(compiled[program.name]), plain[program.name]
+
+
+# -- inputs -------------------------------------------------------------------------------------
+
+def float_values(rng, n, specials):
+    """Mostly moderate values, with integers, halves, zeros of both signs, large and tiny
+    magnitudes, and (when `specials`) infinities and NaN."""
+    kind = rng.integers(0, 10, n)
+    values = rng.uniform(-5, 5, n)
+    integers = rng.integers(-4, 5, n).astype(float)
+    values = numpy.where(kind == 0, integers, values)
+    values = numpy.where(kind == 1, integers / 2, values)
+    values = numpy.where(kind == 2, rng.choice([1e6, -3e7, 1e-6, -2.5e-8, 123456.789, 1e15], n), values)
+    values = numpy.where(kind == 3, rng.choice([0.0, -0.0], n), values)
+    if specials:
+        values = numpy.where(kind == 4, rng.choice([math.inf, -math.inf, math.nan], n), values)
+    return values
+
+
+def tensor_for(param, shape, rng, specials, device):
+    n = math.prod(shape)
+    if param.type.kind == F:
+        values = torch.from_numpy(float_values(rng, n, specials))
+    elif param.type.kind == I:
+        values = torch.from_numpy(rng.integers(-PARAM_BOUND, PARAM_BOUND + 1, n))
+    else:
+        values = torch.from_numpy(rng.integers(0, 2, n).astype(bool))
+    return values.reshape(shape).to(device)
+
+
+def number_for(param, rng, specials):
+    if param.type.kind == F:
+        return float(float_values(rng, 1, specials)[0])
+    if param.type.kind == I:
+        return int(rng.integers(-PARAM_BOUND, PARAM_BOUND + 1))
+    return bool(rng.integers(0, 2))
+
+
+@st.composite
+def calls(draw, program, device):
+    """(positional args, keyword args, the broadcast shape) for one call of `program`."""
+    rng = numpy.random.default_rng(draw(st.integers(0, 2**32 - 1), label="seed"))
+    specials = draw(st.booleans(), label="inf/nan inputs")
+    if draw(st.booleans(), label="2-d"):
+        shapes = [(3, 7), (7,), (3, 1), (1, 7)]
+    else:
+        shapes = [(draw(st.sampled_from([1, 5, 24])),)]
+    args, kwargs, by_keyword = [], {}, False
+    for param in program.params:
+        if param.type.strong:
+            value = tensor_for(param, draw(st.sampled_from(shapes), label="shape"), rng, specials, device)
+            if value.dim() == 2 and draw(st.booleans(), label="transposed"):
+                value = value.t().contiguous().t()
+        else:
+            if param.default is not None and draw(st.booleans(), label="default"):
+                by_keyword = True
+                continue
+            value = number_for(param, rng, specials)
+        if by_keyword or (param.default is not None and draw(st.booleans(), label="keyword")):
+            by_keyword = True
+            kwargs[param.name] = value
+        else:
+            args.append(value)
+    tensors = [v for v in args + list(kwargs.values()) if isinstance(v, torch.Tensor)]
+    return args, kwargs, tuple(torch.broadcast_shapes(*[t.shape for t in tensors]))
+
+
+# -- the reference and the comparison -------------------------------------------------------------
+
+def elements(value, shape):
+    """The value at each element of the broadcast shape, as Python numbers."""
+    if isinstance(value, torch.Tensor):
+        return value.cpu().expand(shape).reshape(-1).tolist()
+    return itertools.repeat(value)
+
+
+def python_results(plain, index_args, index_kwargs, outputs):
+    try:
+        result = plain(*index_args, **index_kwargs)
+    except (ArithmeticError, ValueError):
+        return None  # Python raises where torch gives inf or nan: not compared
+    return result if outputs > 1 else (result,)
+
+
+def nudged(values, rng):
+    """The float inputs moved by NUDGE (relative), one at a time each way, then all at once."""
+    floats = [k for k, v in enumerate(values) if isinstance(v, float) and math.isfinite(v) and v != 0]
+    moves = [{k: sign} for k in floats for sign in (-1, 1)]
+    moves += [{k: rng.choice([-1, 1]) for k in floats} for _ in range(4)]
+    for move in moves:
+        yield [v * (1 + NUDGE * move[k]) if k in move else v for k, v in enumerate(values)]
+
+
+def explained_by_nudges(got, plain, args, kwargs, k, outputs):
+    """Is `got` within what Python gives when the float inputs move by a hair?"""
+    names = list(kwargs)
+    flat = list(args) + [kwargs[n] for n in names]
+    seen = []
+    for values in nudged(flat, numpy.random.default_rng(0)):
+        result = python_results(plain, values[:len(args)], dict(zip(names, values[len(args):])), outputs)
+        if result is not None:
+            seen.append(float(result[k]))
+    if got != got:
+        return any(v != v for v in seen)
+    finite = [v for v in seen if v == v]
+    if not finite:
+        return False
+    low, high = min(finite), max(finite)
+    slack = RELATIVE * max(abs(low), abs(high), 1.0)
+    return low - slack <= got <= high + slack
+
+
+def agree(got, want, kind, strict, signed_zeros=True) -> bool:
+    if kind != F:
+        return got == want
+    want_value = want
+    try:
+        want = float(want)
+    except OverflowError:
+        return True  # an exact Python int beyond float64: not comparable
+    if got != got or want != want:
+        return got != got and want != want
+    if strict:
+        # an int from Python (int(), a Python int param) has no sign of zero
+        signed = signed_zeros and isinstance(want_value, float)
+        return got == want and (not signed or math.copysign(1, got) == math.copysign(1, want))
+    return math.isclose(got, want, rel_tol=RELATIVE, abs_tol=ABSOLUTE)
+
+
+def check(program, fn, plain, args, kwargs, shape, device):
+    results = fn(*args, **kwargs)
+    results = results if len(program.outs) > 1 else (results,)
+    for out, t in zip(results, program.outs):
+        assert out.dtype == DTYPES[t.kind], f"dtype {out.dtype}, expected {DTYPES[t.kind]}"
+        assert tuple(out.shape) == shape and out.device.type == device
+    got = [out.cpu().reshape(-1).tolist() for out in results]
+    columns = [elements(a, shape) for a in args]
+    names = list(kwargs)
+    keyword_columns = [elements(kwargs[n], shape) for n in names]
+    strict = program.exact and device == "cpu"
+    # the sign of zero must match, except: a zero remainder, which Python gives the divisor's
+    # sign (-0.0 % 1.0 is 0.0) and torch.remainder (which tritonize follows) the dividend's; and
+    # min/max of zeros of both signs (reported: tritonize does not return the first on ties)
+    signed_zeros = not program.uses & {"mod", "min/max"}
+    compared = 0
+    for index, row in enumerate(zip(range(math.prod(shape)), *columns, *keyword_columns)):
+        values = row[1:]
+        index_args, index_kwargs = values[:len(args)], dict(zip(names, values[len(args):]))
+        want = python_results(plain, index_args, index_kwargs, len(program.outs))
+        if want is None:
+            continue
+        compared += 1
+        for k, t in enumerate(program.outs):
+            g = got[k][index]
+            if agree(g, want[k], t.kind, strict, signed_zeros):
+                continue
+            if not strict and t.kind == F and explained_by_nudges(g, plain, index_args, index_kwargs, k,
+                                                                  len(program.outs)):
+                event("a mismatch explained by nudged inputs")
+                continue
+            raise AssertionError(
+                f"output {k} at element {index}: tritonize gives {g!r}, plain Python {want[k]!r}\n"
+                f"inputs: {index_args} {index_kwargs}\n"
+                f"({'exact' if strict else 'tolerant'} comparison; source below)\n{program.source}")
+    event("elements compared: " + ("none" if compared == 0 else "some" if compared < math.prod(shape) else "all"))
+
+
+def run_program(program, data, device):
+    note(program.source)
+    for use in sorted(program.uses):
+        event(use)
+    fn, plain = load(program)
+    args, kwargs, shape = data.draw(calls(program, device), label="call")
+    check(program, fn, plain, args, kwargs, shape, device)
+
+
+@settings(max_examples=EXAMPLES)
+@given(program=programs(), data=st.data())
+def test_mixed_programs(program, data, device):
+    """Float64, int64 and bool tensors with Python numbers, every construct of the subset."""
+    run_program(program, data, device)
+
+
+@settings(max_examples=EXAMPLES)
+@given(program=programs(tensor_kinds=[I], number_kinds=[I]), data=st.data())
+def test_int_programs(program, data, device):
+    """Only ints: `//`, `%`, shifts and bitwise operations, floor semantics, exact results."""
+    run_program(program, data, device)
+
+
+@settings(max_examples=EXAMPLES)
+@given(program=programs(tensor_kinds=[F], number_kinds=[F]), data=st.data())
+def test_float_programs(program, data, device):
+    """Only float64: math calls, float `//` and `%`, NaN, infinities and signed zeros."""
+    run_program(program, data, device)
+
+
+def test_the_checker_catches_a_wrong_answer(device):
+    """A fuzzer that cannot fail proves nothing: feed it a program whose compiled form is
+    swapped for another, and see it complain."""
+    from program_strategies import Param, Program, T
+
+    source = "import math\n\ndef prog(a):\n    return a // 2.0\n"
+    program = Program(source, "prog", [Param("a", T(F, True))], [T(F, True)], exact=True)
+    fn, plain = load(program)
+    wrong = pointwise(lambda_free_trunc_div)
+    x = torch.tensor([-3.0, 3.0], dtype=torch.float64, device=device)
+    check(program, fn, plain, [x], {}, (2,), device)
+    with pytest.raises(AssertionError, match="plain Python -2.0"):
+        check(program, wrong, plain, [x], {}, (2,), device)
+
+
+def lambda_free_trunc_div(a):
+    return math.trunc(a / 2.0)  # C's truncation, where Python floors
