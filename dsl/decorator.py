@@ -59,6 +59,10 @@ class PointwiseFunction:
         self.num_outputs = ctx.num_outputs
         self.promotion = normalize(promotion, self.num_outputs, self._params, ctx.function_name)
         self._signature = signature
+        kinds = [p.kind for p in signature.parameters.values()]
+        positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        self._positional_count = sum(kind in positional for kind in kinds)
+        self._positional_only = sum(kind == inspect.Parameter.POSITIONAL_ONLY for kind in kinds)
         self._modules: dict[Specialization, tuple] = {}
         self._computed: dict[tuple, list] = {}
         self._recipes: dict[tuple, LaunchRecipe] = {}
@@ -82,14 +86,15 @@ class PointwiseFunction:
     def _run(self, args, kwargs=None, out=None):
         """Plan (or recall the plan of an earlier call like this) and launch."""
         kwargs = kwargs or {}
-        if out is None and (args := self._positional(args, kwargs)) is not None:
+        positional = self._positional(args, kwargs) if out is None else None
+        if positional is not None:
             # the steady path: a call like an earlier one is a dict lookup and a launch
-            kwargs = {}
+            args, kwargs = positional, {}
             key = signature_key(args)
             recipe = self._recipes.get(key)
             if recipe is not None:
                 return recipe(args)
-            plan, spec = self.plan(args, kwargs, None)
+            plan, spec = self.plan(args, kwargs, None, positional=True)
             recipe, outputs = self._launch_planned(plan, spec)
             # a 0-d CPU tensor joining GPU tensors is moved on each call: such calls replan
             if all(a.device == plan.device for a in args if isinstance(a, torch.Tensor)):
@@ -147,12 +152,14 @@ class PointwiseFunction:
     def _positional(self, args, kwargs):
         """All arguments by position (keywords and defaults filled in), or None to bind slowly."""
         count = len(self._params)
-        if not kwargs and len(args) == count:
+        if not kwargs and len(args) == count == self._positional_count:
             return args
-        if len(args) > count:
-            return None
+        if len(args) > self._positional_count:
+            return None  # too many, or a keyword-only parameter given by position: bind() says which
         rest, used = [], 0
-        for param in self._params[len(args):]:
+        for index, param in enumerate(self._params[len(args):], start=len(args)):
+            if param in kwargs and index < self._positional_only:
+                return None
             if param in kwargs:
                 rest.append(kwargs[param])
                 used += 1
@@ -180,7 +187,7 @@ class PointwiseFunction:
     # -- planning -----------------------------------------------------------------------------
 
     def bind(self, args, kwargs) -> dict:
-        if not kwargs and len(args) == len(self._params):
+        if not kwargs and len(args) == len(self._params) == self._positional_count:
             return dict(zip(self._params, args))
         try:
             bound = self._signature.bind(*args, **kwargs)
@@ -189,8 +196,10 @@ class PointwiseFunction:
         bound.apply_defaults()
         return dict(bound.arguments)
 
-    def plan(self, args, kwargs, out):
-        values, vtypes, kernel_values, tensors, device, shape, result_dtypes = self._analyze(self.bind(args, kwargs))
+    def plan(self, args, kwargs, out, positional=False):
+        """The call's plan and specialization; `positional`: args are every parameter in order."""
+        bound = dict(zip(self._params, args)) if positional else self.bind(args, kwargs)
+        values, vtypes, kernel_values, tensors, device, shape, result_dtypes = self._analyze(bound)
 
         # every tensor parameter, in parameter order; a 0-d tensor has stride 0 everywhere
         inputs = [call.Operand(p, t, call.expanded_strides(t, shape)) for p, t in tensors.items()]

@@ -406,12 +406,20 @@ class LowerToTriton:
             dtype = self.rep(node.tz_operands)
             values = self.operands(args, dtype)
             function = "tl.minimum" if builtin == "min" else "tl.maximum"
+            wins = "<" if builtin == "min" else ">"
+            if is_float(dtype):
+                # as torch.minimum/maximum: NaN wins, and on a tie (-0.0 vs 0.0) the first
+                # argument, as Python's min does (IEEE min would order -0.0 below 0.0)
+                result = self.hoisted(args[0], dtype, "v")
+                for arg in args[1:]:
+                    b = self.hoisted(arg, dtype, "v")
+                    result = expr(f"tl.where((b {wins} a) | (b != b), b, a)", a=result, b=b)
+                    if arg is not args[-1]:
+                        result = self.hoist(Lowered(result, None, dtype), "lo" if builtin == "min" else "hi").node
+                return self.result(node, result)
             result = values[0]
             for value in values[1:]:
-                if is_float(dtype):  # NaN wins, as in torch.minimum/maximum
-                    result = expr(f"{function}(a, b, propagate_nan=tl.PropagateNan.ALL)", a=result, b=value)
-                else:
-                    result = expr(f"{function}(a, b)", a=result, b=value)
+                result = expr(f"{function}(a, b)", a=result, b=value)
             return self.result(node, result)
         value = args[0]
         if builtin == "abs":
