@@ -11,8 +11,7 @@ numbers, so results compare exactly:
 - int and bool outputs: equal, and the output dtype is the one the program's types predict;
 - float outputs of an *exact* program on the CPU (only correctly rounded operations, which
   Triton's interpreter runs through numpy): equal bit for bit, sign of zero included (but for
-  `%`, whose zero takes the divisor's sign in Python and the dividend's in torch, and min/max,
-  see test_hardening.py's xfail);
+  `%`, whose zero takes the divisor's sign in Python and the dividend's in torch);
 - otherwise (transcendental functions, `**`, or a GPU, whose compiler fuses multiply-adds):
   within 1e-9 relative, or else within what Python itself gives when the float inputs move by
   1e-12 (an element next to a discontinuity such as `floor` may round either way).
@@ -249,10 +248,9 @@ def check(program, fn, plain, args, kwargs, shape, device):
     names = list(kwargs)
     keyword_columns = [elements(kwargs[n], shape) for n in names]
     strict = program.exact and device == "cpu"
-    # the sign of zero must match, except: a zero remainder, which Python gives the divisor's
-    # sign (-0.0 % 1.0 is 0.0) and torch.remainder (which tritonize follows) the dividend's; and
-    # min/max of zeros of both signs (reported: tritonize does not return the first on ties)
-    signed_zeros = not program.uses & {"mod", "min/max"}
+    # the sign of zero must match, except for a zero remainder, which Python gives the divisor's
+    # sign (-0.0 % 1.0 is 0.0) and torch.remainder (which tritonize follows) the dividend's
+    signed_zeros = "mod" not in program.uses
     compared = 0
     for index, row in enumerate(zip(range(math.prod(shape)), *columns, *keyword_columns)):
         values = row[1:]
