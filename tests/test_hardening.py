@@ -498,16 +498,20 @@ def minimum(x, y):
     return min(x, y)
 
 
-def test_min_and_max_of_signed_zeros_return_the_first_like_torch(device):
+def test_min_and_max_of_signed_zeros_return_the_first_like_python(device):
     """Python's min(-0.0, 0.0) is -0.0 and min(0.0, -0.0) is 0.0 (the first on ties); so is
-    torch.minimum on the CPU. tritonize gives the second (CPU) or IEEE's -0 < +0 (GPU)."""
+    torch.minimum on the CPU, while torch's CUDA kernel orders -0.0 below 0.0. tritonize
+    keeps Python's rule on every device."""
     a = torch.tensor([-0.0, 0.0, -0.0, 0.0], dtype=torch.float64, device=device)
     b = torch.tensor([0.0, -0.0, -0.0, 0.0], dtype=torch.float64, device=device)
-    def signs(t):
-        return torch.copysign(torch.ones_like(t), t).tolist()
 
-    assert signs(minimum(a, b)) == signs(torch.minimum(a, b)), minimum(a, b)
-    assert signs(maximum(a, b)) == signs(torch.maximum(a, b)), maximum(a, b)
+    def signs(values):
+        return [math.copysign(1.0, v) for v in values]
+
+    pairs = list(zip(a.tolist(), b.tolist()))
+    assert signs(minimum(a, b).tolist()) == signs([min(x, y) for x, y in pairs])
+    assert signs(maximum(a, b).tolist()) == signs([max(x, y) for x, y in pairs])
+    assert signs(minimum(a, b).tolist()) == [-1.0, 1.0, -1.0, 1.0]
 
 
 # ================================================================================================
