@@ -182,7 +182,8 @@ class PointwiseFunction:
     @property
     def specializations(self) -> dict:
         """Specializations generated so far in this process, and their files."""
-        return {spec: path for spec, (_, path) in self._modules.items()}
+        # list() copies in one step: another thread may add a specialization meanwhile
+        return {spec: path for spec, (_, path) in list(self._modules.items())}
 
     # -- planning -----------------------------------------------------------------------------
 
