@@ -474,7 +474,8 @@ class Builder:
             out.append(("ternary", ternary))
 
             def min_max():
-                a_t, b_t = self.pick(pairs)
+                # constant operands are folded to the one Python picks, with its own type
+                a_t, b_t = self.pick([p for p in pairs if p[0] == p[1] or p[0].strong or p[1].strong] or [(t, t)])
                 a, ab = self.expr(scope, a_t, d, limit)
                 b, bb = self.expr(scope, b_t, d, limit)
                 if self.chance(3):
