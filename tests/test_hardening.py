@@ -1065,17 +1065,21 @@ def test_more_than_2_31_elements_on_the_gpu():
     torch.cuda.empty_cache()
 
 
-@cuda_with_free_memory(8)
-def test_more_than_2_31_elements_broadcast_and_transposed_on_the_gpu():
+@cuda_with_free_memory(12)
+def test_more_than_2_31_elements_in_2d_tiles_and_broadcast_on_the_gpu():
     rows, cols = 65537, 32771  # 2,147,713,027 elements
-    base = torch.randint(-100, 100, (cols, rows), device="cuda", dtype=torch.int8)
-    x = base.t()  # transposed: the kernel reads it in tiles
-    y = torch.randint(-20, 20, (cols,), device="cuda", dtype=torch.int8)
+    x = torch.randint(-100, 100, (cols, rows), device="cuda", dtype=torch.int8).t()
+    y = torch.randint(-20, 20, (rows, cols), device="cuda", dtype=torch.int8)
     spec = add2.plan((x, y), {}, None)[1]
-    assert spec.index_dtype == torch.int64
+    assert spec.index_dtype == torch.int64 and spec.tile is not None  # the layouts disagree: 2D tiles
     got = add2(x, y)
     assert torch.equal(got, x + y)
-    del got, base, x
+    del got, y
+    row = torch.randint(-20, 20, (cols,), device="cuda", dtype=torch.int8)  # broadcast along the rows
+    assert add2.plan((x, row), {}, None)[1].index_dtype == torch.int64
+    got = add2(x, row)
+    assert torch.equal(got, x + row)
+    del got, x, row
     torch.cuda.empty_cache()
 
 
