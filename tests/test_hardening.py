@@ -351,6 +351,36 @@ def test_keyword_only_parameter_given_by_position(device):
         keyword_only(x, 3.0)
 
 
+@pointwise
+def shifted_by(x, k: int):
+    return x + k
+
+
+@pointwise
+def scaled_by(x, s: float):
+    return x * s
+
+
+@pytest.mark.xfail(strict=True, reason="BUG (reported): an annotated scalar that its annotation cannot convert "
+                                       "(int(nan), int(inf), float(2**2000)) escapes as a bare ValueError or "
+                                       "OverflowError (dsl/call.py classify; decorator._kernel_scalar on the "
+                                       "memoized path, whose CallError does not name the argument)")
+@pytest.mark.parametrize("fn,value", [(shifted_by, math.nan), (shifted_by, math.inf), (shifted_by, 1e300),
+                                      (scaled_by, 2**2000)], ids=["int-nan", "int-inf", "int-1e300", "float-2**2000"])
+def test_a_number_its_annotation_cannot_convert_is_a_call_error(fn, value, device):
+    x = torch.ones(3, device=device)
+    name = "'k'" if fn is shifted_by else "'s'"
+    out = sentinel(device=device)
+    with pytest.raises(CallError) as info:
+        fn(x, value, out=out)
+    assert name in str(info.value), str(info.value)
+    assert_untouched(out)
+    fn(x, type(value)(2))  # a call of the same signature is memoized: its launch converts the number
+    with pytest.raises(CallError) as info:
+        fn(x, value)
+    assert name in str(info.value), str(info.value)
+
+
 MORE_UNSUPPORTED_DTYPES = [getattr(torch, n) for n in ("uint16", "uint32", "uint64", "complex32",
                                                        "float8_e4m3fnuz", "float8_e5m2fnuz") if hasattr(torch, n)]
 
