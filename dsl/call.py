@@ -62,7 +62,7 @@ def classify(label: str, value, annotation=None):
         if hasattr(value, "item"):  # numpy scalars
             value = value.item()
         if annotation is not None:
-            value = annotation(value)
+            value = convert_number(label, value, annotation)
         if isinstance(value, bool):
             return VType(torch.bool, PYTHON), value
         if isinstance(value, int):
@@ -73,6 +73,20 @@ def classify(label: str, value, annotation=None):
             return VType(torch.float64, PYTHON), value
     raise CallError(f"argument '{label}' must be a tensor or a Python number (int, float, bool), "
                     f"got {type(value).__name__}")
+
+
+def convert_number(label: str, value, annotation):
+    """`value` as its parameter's annotation makes it (int(2.7) == 2), or a CallError naming
+    the argument where no such number exists (int(nan), int(inf), float(2**2000))."""
+    try:
+        converted = annotation(value)
+    except (ValueError, OverflowError) as error:
+        raise CallError(f"argument '{label}' = {value!r} cannot be converted to "
+                        f"`{annotation.__name__}` as its annotation asks: {error}") from None
+    if isinstance(converted, int) and not isinstance(converted, bool) and not -2**63 <= converted < 2**63:
+        raise CallError(f"argument '{label}' = {value!r} converted to `{annotation.__name__}` is "
+                        f"{converted}, which does not fit in int64")
+    return converted
 
 
 def common_device(tensors: dict) -> torch.device:

@@ -335,6 +335,7 @@ class PointwiseFunction:
             out_shape=plan.shape, out_strides=tuple(plan.outputs[0].tensor.stride()) if plan.outputs else (),
             out_dtypes=spec.out_dtypes, single=self.num_outputs == 1,
             scalar_types=tuple(self._ctx.scalar_annotations.get(p.name) for p in spec.params if not p.is_tensor),
+            scalar_labels=tuple(p.name for p in spec.params if not p.is_tensor),
         )
         outputs = [o.tensor for o in plan.outputs]
         recipe.run([plan.kernel_values[p] for p in self._params], outputs)
@@ -389,7 +390,8 @@ class LaunchRecipe:
         if self.numel == 0:
             return
         tensors = [args[i] for i in self.tensor_positions]
-        scalars = [_kernel_scalar(args[i], kind) for i, kind in zip(self.scalar_positions, self.scalar_types)]
+        scalars = [_kernel_scalar(args[i], kind, label)
+                   for i, kind, label in zip(self.scalar_positions, self.scalar_types, self.scalar_labels)]
         if not self.cuda:
             # masked-off lanes hold zeros in the interpreter; their 0/0 must not warn
             with _INTERPRETER_LOCK, numpy.errstate(all="ignore"):
@@ -480,21 +482,21 @@ def _several_gpus() -> bool:
 FAST_LAUNCH = os.environ.get("TRITONIZE_FAST_LAUNCH", "1") != "0"
 
 
-def _kernel_scalar(value, annotation):
+def _kernel_scalar(value, annotation, label):
     """A Python number as the kernel takes it: converted to its parameter's annotation,
     bools as ints (Triton 3.6's interpreter refuses bool arguments), ints within int64."""
     if annotation is not None:
-        value = annotation(value)
+        value = call.convert_number(label, value, annotation)
     kind = type(value)
     if kind is float:
         return value
     if kind is int:
         if not -2**63 <= value < 2**63:
-            raise CallError(f"the Python int {value} does not fit in int64")
+            raise CallError(f"argument '{label}' = {value} does not fit in int64")
         return value
     if kind is bool:
         return int(value)
-    return _kernel_scalar(call.classify("argument", value)[1], None)  # numpy scalars and such
+    return _kernel_scalar(call.classify(label, value)[1], None, label)  # numpy scalars and such
 
 
 def pointwise(fn=None, *, promotion=None):

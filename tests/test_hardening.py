@@ -361,10 +361,6 @@ def scaled_by(x, s: float):
     return x * s
 
 
-@pytest.mark.xfail(strict=True, reason="BUG (reported): an annotated scalar that its annotation cannot convert "
-                                       "(int(nan), int(inf), float(2**2000)) escapes as a bare ValueError or "
-                                       "OverflowError (dsl/call.py classify; decorator._kernel_scalar on the "
-                                       "memoized path, whose CallError does not name the argument)")
 @pytest.mark.parametrize("fn,value", [(shifted_by, math.nan), (shifted_by, math.inf), (shifted_by, 1e300),
                                       (scaled_by, 2**2000)], ids=["int-nan", "int-inf", "int-1e300", "float-2**2000"])
 def test_a_number_its_annotation_cannot_convert_is_a_call_error(fn, value, device):
