@@ -72,10 +72,10 @@ class BuildModule:
             runner = f"{kernel.name}_interpreted"
             body.append(comment("CPU tensors run through Triton's interpreter"))
             body.append(stmt(f"{runner} = InterpretedFunction(k.fn)", k=name(kernel.name)))
-        body.append(self.launcher(runner, kernel_args))
+        body.append(self.launcher(runner, kernel_args, cuda))
         return ast.fix_missing_locations(ast.Module(body=body, type_ignores=[]))
 
-    def launcher(self, runner, kernel_args) -> ast.FunctionDef:
+    def launcher(self, runner, kernel_args, cuda: bool) -> ast.FunctionDef:
         tensor_names = [pointer[:-len("_ptr")] for _, pointer, _ in kernel_args.tensors]
         stride_tuples = [f"{t}_strides" for t, (_, _, strides) in zip(tensor_names, kernel_args.tensors) if strides]
         blocks = list(self.spec.block_names)
@@ -92,6 +92,9 @@ class BuildModule:
         launch = expr("k[grid](num_warps=num_warps)", k=name(runner))
         launch.args = call_args
         launch.keywords[:0] = [ast.keyword(arg=b, value=name(b)) for b in blocks]
+        if cuda:
+            # Triton links libdevice with flush-to-zero by default; torch keeps subnormals
+            launch.keywords.append(ast.keyword(arg="enable_reflect_ftz", value=ast.Constant(False)))
         return ast.FunctionDef(
             name="launch",
             args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params], vararg=None,
