@@ -95,47 +95,62 @@ def measure_row(name, case, dtype, exponent, compiled, copy_bw, device):
     return row
 
 
-def host_overhead(device, calls=2000) -> dict:
-    """Microseconds per call of a 1K-element add, launched back to back."""
+def host_overhead(device, calls=5000) -> dict:
+    """Microseconds per call of a 1K-element add, launched back to back (best of 5 rounds:
+    the host's own noise only ever adds)."""
+    from tritonize import decorator, pointwise
+
     x = torch.randn(1024, device=device)
     compiled = torch.compile(torch.add)
-    result = {}
-    for system, fn in (("tritonize", OPS["add"].ours), ("eager", torch.add), ("torch.compile", compiled)):
-        for _ in range(50):
-            fn(x, x)
-        torch.cuda.synchronize()
-        start = time.perf_counter()
-        for _ in range(calls):
-            fn(x, x)
-        torch.cuda.synchronize()
-        result[system] = (time.perf_counter() - start) / calls * 1e6
+
+    def add_via_runner(a, b):
+        return a + b
+    decorator.DIRECT_LAUNCH = False  # recipes made now keep Triton's CompiledKernel[grid] runner
+    add_via_runner = pointwise(add_via_runner)
+    for _ in range(3):
+        add_via_runner(x, x)
+    decorator.DIRECT_LAUNCH = True
+    systems = (("tritonize", OPS["add"].ours), ("eager", torch.add), ("torch.compile", compiled),
+               ("tritonize, launched through Triton's runner", add_via_runner))
+    result = {system: per_call_us(lambda: fn(x, x), calls) for system, fn in systems}
     result.update(host_breakdown(x, calls))
     return result
 
 
-def host_breakdown(x, calls) -> dict:
-    """Where a tritonize call's host time goes: the memoized lookup, the output allocation,
-    and the launch through the compiled kernel's launcher."""
-    from tritonize.decorator import signature_key
-
-    add = OPS["add"].ours
-    recipe = add._recipes[signature_key((x, x))]
-    out = torch.empty_like(x)
-    parts = {
-        "tritonize: signature key + lookup": lambda: add._recipes.get(signature_key((x, x))),
-        "tritonize: allocate the output": lambda: torch.empty_strided((1024,), (1,), device=x.device),
-    }
-    if recipe.fast is not None:
-        parts["tritonize: compiled-kernel launch"] = lambda: recipe.fast(x, x, out, *recipe.tail)
-    result = {}
-    for label, fn in parts.items():
+def per_call_us(fn, calls) -> float:
+    for _ in range(200):
+        fn()
+    best = float("inf")
+    for _ in range(5):
         torch.cuda.synchronize()
         start = time.perf_counter()
         for _ in range(calls):
             fn()
         torch.cuda.synchronize()
-        result[label] = (time.perf_counter() - start) / calls * 1e6
-    return result
+        best = min(best, (time.perf_counter() - start) / calls * 1e6)
+    return best
+
+
+def host_breakdown(x, calls) -> dict:
+    """Where a tritonize call's host time goes: the memoized lookup, the output allocation,
+    and the launch (direct, and through Triton's runner for comparison)."""
+    from tritonize.decorator import _steady_key, signature_key
+
+    add = OPS["add"].ours
+    recipe = add._recipes[signature_key((x, x))]
+    out = torch.empty_like(x)
+    parts = {
+        "tritonize: signature key + lookup": lambda: add._recipes.get(_steady_key((x, x))),
+        "tritonize: allocate the output": lambda: torch.empty_strided((1024,), (1,), device=x.device),
+        "tritonize: three data_ptr() calls": lambda: (x.data_ptr(), x.data_ptr(), out.data_ptr()),
+    }
+    if recipe.fast_kind == "direct":
+        parts["tritonize: direct launch"] = lambda: recipe.fast(x.data_ptr(), x.data_ptr(), out.data_ptr(),
+                                                                *recipe.tail)
+    if getattr(recipe, "compiled", None) is not None:
+        runner = recipe.compiled[(recipe.grid[0], 1, 1)]
+        parts["Triton: CompiledKernel[grid] launch"] = lambda: runner(x, x, out, *recipe.tail)
+    return {label: per_call_us(fn, calls) for label, fn in parts.items()}
 
 
 FIRST_CALL = textwrap.dedent("""
@@ -217,9 +232,14 @@ def plot(results, path):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer sizes and ops")
+    parser.add_argument("--host-only", action="store_true", help="print the host overhead, write nothing")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results"), help="where results go")
     args = parser.parse_args(argv)
     device = "cuda"
+    if args.host_only:
+        for label, us in host_overhead(device).items():
+            log(f"{label:45s} {us:6.2f} us")
+        return
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     results = {

@@ -14,6 +14,7 @@ import torch
 from torch._subclasses.fake_tensor import is_fake
 
 from tritonize import cache, call, display, log, torch_ops
+from tritonize.launch import direct_launcher
 from tritonize.errors import ArgumentCountError, CallError, OutArgumentError, UnsupportedSyntax
 from tritonize.passes import (ParamSpec, Specialization, derive_backward, generate_module, infer_output_types,
                               run_frontend)
@@ -63,6 +64,8 @@ class PointwiseFunction:
         positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
         self._positional_count = sum(kind in positional for kind in kinds)
         self._positional_only = sum(kind == inspect.Parameter.POSITIONAL_ONLY for kind in kinds)
+        # calls with every argument by position may take the steady path (no binding needed)
+        self._steady_arity = len(self._params) if self._positional_count == len(self._params) else -1
         self._modules: dict[Specialization, tuple] = {}
         self._computed: dict[tuple, list] = {}
         self._recipes: dict[tuple, LaunchRecipe] = {}
@@ -77,6 +80,13 @@ class PointwiseFunction:
     # -- calling ------------------------------------------------------------------------------
 
     def __call__(self, *args, out=None, **kwargs):
+        if out is None and not kwargs and len(args) == self._steady_arity:
+            # the steady path: a call like an earlier one is one key, a dict lookup and a launch
+            key = _steady_key(args)
+            if key is not None:
+                recipe = self._recipes.get(key)
+                if recipe is not None:
+                    return recipe.call(args)
         if torch.compiler.is_compiling() or _traced(args):
             return self._op_call(args, kwargs, out)
         if torch.is_grad_enabled() and _requires_grad(args, kwargs):
@@ -93,7 +103,7 @@ class PointwiseFunction:
             key = signature_key(args)
             recipe = self._recipes.get(key)
             if recipe is not None:
-                return recipe(args)
+                return recipe.call(args)
             plan, spec = self.plan(args, kwargs, None, positional=True)
             recipe, outputs = self._launch_planned(plan, spec)
             # a 0-d CPU tensor joining GPU tensors is moved on each call: such calls replan
@@ -361,12 +371,34 @@ MAX_RECIPES = 4096
 def signature_key(args) -> tuple:
     """What a call's plan and compiled kernel depend on: each tensor's dtype, shape, strides,
     device and 16-byte alignment (Triton specializes on it), and each number's type."""
-    return tuple((a.dtype, a.shape, a.stride(), a.device, a.data_ptr() % 16 == 0)
+    return tuple((a.dtype, a.shape, a.stride(), a.device, a.data_ptr() & 15 == 0)
                  if isinstance(a, torch.Tensor) else type(a) for a in args)
 
 
+def _steady_key(args):
+    """signature_key of a call that may take the steady path, else None: not under
+    torch.compile, no tensor subclass (fake tensors among them), no tensor that autograd
+    must record. One pass over the arguments; the same tuples as signature_key."""
+    if torch.compiler.is_compiling():
+        return None
+    grad = torch.is_grad_enabled()
+    key = []
+    for a in args:
+        if type(a) is torch.Tensor:
+            if grad and a.requires_grad:
+                return None
+            key.append((a.dtype, a.shape, a.stride(), a.device, a.data_ptr() & 15 == 0))
+        elif isinstance(a, torch.Tensor):
+            return None
+        else:
+            key.append(type(a))
+    return tuple(key)
+
+
 class LaunchRecipe:
-    """A planned call with the arguments left out: allocate the outputs and launch."""
+    """A planned call with the arguments left out: allocate the outputs and launch.
+    `call(args)` runs it; on CUDA it becomes a closure over the compiled kernel's own
+    launcher once that launcher has launched this call once."""
 
     def __init__(self, **fields):
         self.__dict__.update(fields)
@@ -375,7 +407,9 @@ class LaunchRecipe:
         # the kernel's parameters after the pointers and numbers, flat, as Triton binds them
         self.tail = (*[s for strides in self.strides for s in strides],
                      *(self.sizes if self.tiled else self.sizes[1:]), self.numel, *self.blocks)
-        self.fast = None  # the compiled kernel's own launcher, once Triton has built it
+        self.fast = None  # launch(*kernel args), once Triton has compiled the kernel
+        self.fast_kind = None  # "direct" (launch.direct_launcher) or "runner" (CompiledKernel[grid])
+        self.call = self.__call__
 
     def __call__(self, args):
         outputs = [torch.empty_strided(self.out_shape, self.out_strides, dtype=d, device=self.device)
@@ -386,12 +420,15 @@ class LaunchRecipe:
     def finish(self, outputs):
         return outputs[0] if self.single else tuple(outputs)
 
+    def kernel_scalars(self, args):
+        return [_kernel_scalar(args[i], kind, label)
+                for i, kind, label in zip(self.scalar_positions, self.scalar_types, self.scalar_labels)]
+
     def run(self, args, outputs):
         if self.numel == 0:
             return
         tensors = [args[i] for i in self.tensor_positions]
-        scalars = [_kernel_scalar(args[i], kind, label)
-                   for i, kind, label in zip(self.scalar_positions, self.scalar_types, self.scalar_labels)]
+        scalars = self.kernel_scalars(args)
         if not self.cuda:
             # masked-off lanes hold zeros in the interpreter; their 0/0 must not warn
             with _INTERPRETER_LOCK, numpy.errstate(all="ignore"):
@@ -404,30 +441,63 @@ class LaunchRecipe:
                             *self.blocks, self.warps)
             return
         if self.fast is not None:
-            # outputs are fresh allocations (16-byte aligned); inputs' alignment is in the key
-            if self.proven:
-                self.fast(*tensors, *outputs, *scalars, *self.tail)
-                return
-            try:  # the first use: a launcher that refuses its arguments raises before launching
-                self.fast(*tensors, *outputs, *scalars, *self.tail)
-                self.proven = True
-                return
+            try:  # a launcher that refuses its arguments raises before launching
+                if self.fast_kind == "direct":
+                    self.fast(*[t.data_ptr() for t in tensors], *[o.data_ptr() for o in outputs], *scalars,
+                              *self.tail)
+                else:
+                    self.fast(*tensors, *outputs, *scalars, *self.tail)
             except Exception:
-                self.fast = None
+                self.fast = self.fast_kind = None
+            else:
+                if self.call == self.__call__ and not _several_gpus():
+                    self.call = self.steady_call()
+                return
         compiled = self.launch(*tensors, *outputs, *scalars, *self.strides, self.sizes, self.numel, self.grid,
                                *self.blocks, self.warps)
-        if self.fast is None and FAST_LAUNCH and all(t.data_ptr() % 16 == 0 for t in outputs):
+        # outputs the caller gave may be misaligned; a recipe is memoized for fresh ones only
+        if self.fast is None and FAST_LAUNCH and all(o.data_ptr() % 16 == 0 for o in outputs):
             self.arm(compiled)
 
     def arm(self, compiled):
-        """Launch later calls through the compiled kernel's launcher (`CompiledKernel[grid]`),
-        skipping Triton's per-call argument binding. The kernel is specialized on pointer
-        alignment, which the signature key holds for the inputs."""
+        """Launch later calls through the compiled kernel's launcher, skipping Triton's
+        per-call argument binding. The kernel is specialized on pointer alignment, which the
+        signature key holds for the inputs."""
+        self.compiled = compiled  # what benchmarks/run.py times Triton's own runner on
+        self.fast = direct_launcher(compiled, self.grid[0], self.device) if DIRECT_LAUNCH else None
+        if self.fast is not None:
+            self.fast_kind = "direct"
+            return
         try:
             self.fast = compiled[(self.grid[0], 1, 1)]  # Triton 3.6 reads three grid dims
-            self.proven = False
+            self.fast_kind = "runner"
         except Exception:  # another Triton's launcher: its own path keeps working
-            self.fast = None
+            self.fast = self.fast_kind = None
+
+    def steady_call(self):
+        """`call` for a proven launcher: one closure doing only what this recipe needs."""
+        empty, shape, strides, device = torch.empty_strided, self.out_shape, self.out_strides, self.device
+        fast, tail, dtypes, positions = self.fast, self.tail, self.out_dtypes, self.tensor_positions
+        pointers = self.fast_kind == "direct"
+        if self.numel == 0 or self.scalar_positions or not self.single:
+            return self.__call__
+        dtype = dtypes[0]
+        if pointers and positions == tuple(range(len(positions))):
+            def call(args):
+                out = empty(shape, strides, dtype=dtype, device=device)
+                fast(*[a.data_ptr() for a in args], out.data_ptr(), *tail)
+                return out
+        elif pointers:
+            def call(args):
+                out = empty(shape, strides, dtype=dtype, device=device)
+                fast(*[args[i].data_ptr() for i in positions], out.data_ptr(), *tail)
+                return out
+        else:
+            def call(args):
+                out = empty(shape, strides, dtype=dtype, device=device)
+                fast(*[args[i] for i in positions], out, *tail)
+                return out
+        return call
 
 
 def _traced(args) -> bool:
@@ -478,8 +548,10 @@ def _several_gpus() -> bool:
     return torch.cuda.device_count() > 1
 
 
-# TRITONIZE_FAST_LAUNCH=0 keeps every launch on Triton's JITFunction path
+# TRITONIZE_FAST_LAUNCH=0 keeps every launch on Triton's JITFunction path;
+# TRITONIZE_FAST_LAUNCH=runner stops at Triton's CompiledKernel[grid] runner
 FAST_LAUNCH = os.environ.get("TRITONIZE_FAST_LAUNCH", "1") != "0"
+DIRECT_LAUNCH = os.environ.get("TRITONIZE_FAST_LAUNCH", "1") not in ("0", "runner")
 
 
 def _kernel_scalar(value, annotation, label):

@@ -1,0 +1,95 @@
+"""Launching a compiled kernel again without Triton's per-call Python: the steady path of a
+memoized call on CUDA.
+
+Triton's `JITFunction.__getitem__(grid)(...)` binds every argument, hashes the
+specialization and looks the kernel up on each call (tens of microseconds); its
+`CompiledKernel[grid]` runner still asks torch for the current device and stream, builds
+launch metadata for the profiling hooks and goes through the launcher's Python wrapper.
+Once a call's kernel is compiled, a memoized call only needs the compiled launcher with
+the current stream. How to reach it differs between Triton versions, so `direct_launcher`
+recognizes the launcher it finds and otherwise answers None: the caller then keeps
+`CompiledKernel[grid]`, and where that fails too, the JIT path (TRITONIZE_FAST_LAUNCH=0
+forces that last one).
+"""
+from __future__ import annotations
+
+import inspect
+
+import torch
+
+# The launcher's Python wrapper, `CudaLauncher.__call__`, by the parameters it takes:
+# Triton 3.6 passes (packed metadata, launch metadata, hooks, *kernel args) through *args
+# to a C `launch` taking scratch buffers before them; Triton 3.9 names them and its C
+# `launch` takes the kernel arguments as one tuple with their annotations.
+LAYOUT_3_6 = ("self", "gridX", "gridY", "gridZ", "stream", "function", "args")
+LAYOUT_3_9 = ("self", "gridX", "gridY", "gridZ", "stream", "function", "kernel_metadata", "launch_metadata",
+              "launch_enter_hook", "launch_exit_hook", "args")
+
+
+def launcher_layout(launcher) -> str | None:
+    """'3.6' or '3.9' where the compiled kernel's launcher is one whose C entry point this
+    module knows how to call, else None."""
+    try:
+        names = tuple(inspect.signature(type(launcher).__call__).parameters)
+    except (TypeError, ValueError):
+        return None
+    needed = ("launch", "launch_cooperative_grid", "launch_pdl", "global_scratch_size", "profile_scratch_size")
+    if not all(hasattr(launcher, attribute) for attribute in needed):
+        return None
+    if launcher.global_scratch_size or launcher.profile_scratch_size:
+        return None  # the kernel needs scratch memory per launch: Triton's wrapper allocates it
+    if names == LAYOUT_3_6:
+        return "3.6"
+    if names == LAYOUT_3_9 and not getattr(launcher, "gsan_enabled", False) \
+            and hasattr(launcher, "arg_annotations") and hasattr(launcher, "kernel_signature"):
+        return "3.9"
+    return None
+
+
+def _idle(hook) -> bool:
+    """No profiling hook is registered (Triton 3.6 keeps an empty HookChain, 3.9 None)."""
+    return hook is None or (type(getattr(hook, "calls", None)) is list and not hook.calls)
+
+
+def direct_launcher(compiled, grid0: int, device: torch.device, knobs=None, current_stream=None):
+    """A function `launch(*kernel_args)` that launches `compiled` on the grid (grid0, 1, 1)
+    on the device's current stream, pointers given as ints; None where this Triton's
+    launcher is not one it knows. While a launch hook is registered (a profiler), each
+    launch goes through Triton's own runner so that the hook sees it."""
+    try:
+        runner = compiled[(grid0, 1, 1)]  # loads the module; Triton 3.6 reads three grid dims
+        launcher, function, metadata = compiled.run, compiled.function, compiled.packed_metadata
+    except Exception:
+        return None
+    if knobs is None:
+        from triton import knobs
+    layout = launcher_layout(launcher)
+    if layout is None:
+        return None
+    runtime = knobs.runtime
+    c_launch = launcher.launch
+    cooperative, pdl = launcher.launch_cooperative_grid, launcher.launch_pdl
+    # torch's C accessor of the current stream: what Triton's own driver calls, minus its wrapper
+    current_stream = current_stream or getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if current_stream is None:
+        return None
+    index = device.index
+
+    if layout == "3.6":
+        def launch(*args):
+            if _idle(runtime.launch_enter_hook) and _idle(runtime.launch_exit_hook):
+                c_launch(grid0, 1, 1, current_stream(index), function, cooperative, pdl, None, None,
+                         metadata, None, None, None, *args)
+            else:
+                runner(*args)
+        return launch
+
+    annotations, signature = launcher.arg_annotations, launcher.kernel_signature
+
+    def launch(*args):
+        if _idle(runtime.launch_enter_hook) and _idle(runtime.launch_exit_hook):
+            c_launch(grid0, 1, 1, current_stream(index), function, cooperative, pdl, metadata, None, None, None,
+                     None, None, annotations, signature, args)
+        else:
+            runner(*args)
+    return launch

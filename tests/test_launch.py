@@ -1,0 +1,148 @@
+"""The direct launcher (dsl/launch.py) against stand-ins for the two Triton launcher layouts
+it knows: it must call the C entry point with the argument order of that Triton version,
+hand launches to Triton's own runner while a profiling hook is registered, and refuse a
+launcher it does not know (the caller then keeps Triton's runner). On a GPU, every
+memoized CUDA call in the suite goes through it."""
+import pytest
+import torch
+
+from tritonize.launch import direct_launcher, launcher_layout
+
+
+class HookChain:
+    def __init__(self):
+        self.calls = []
+
+
+class Knobs:
+    def __init__(self, hook):
+        self.runtime = type("runtime", (), {})()
+        self.runtime.launch_enter_hook = hook()
+        self.runtime.launch_exit_hook = hook()
+
+
+class Launcher36:
+    global_scratch_size = profile_scratch_size = 0
+    launch_cooperative_grid, launch_pdl = False, True
+
+    def __init__(self):
+        self.calls = []
+        self.launch = lambda *args: self.calls.append(args)
+
+    def __call__(self, gridX, gridY, gridZ, stream, function, *args):
+        raise AssertionError("the direct launcher goes around this wrapper")
+
+
+class Launcher39(Launcher36):
+    arg_annotations, kernel_signature = ("annotations",), b"signature"
+
+    def __call__(self, gridX, gridY, gridZ, stream, function, kernel_metadata, launch_metadata,
+                 launch_enter_hook, launch_exit_hook, *args):
+        raise AssertionError("the direct launcher goes around this wrapper")
+
+
+class Compiled:
+    function, packed_metadata = 1234, (4, 1, 0)
+
+    def __init__(self, launcher):
+        self.run, self.runner_calls, self.grids = launcher, [], []
+
+    def __getitem__(self, grid):
+        self.grids.append(grid)
+        return lambda *args: self.runner_calls.append(args)
+
+
+def streams(index):
+    return 77 + index
+
+
+DEVICE = torch.device("cuda", 1)
+
+
+def test_triton_3_6_layout():
+    compiled = Compiled(Launcher36())
+    launch = direct_launcher(compiled, 40, DEVICE, knobs=Knobs(HookChain), current_stream=streams)
+    assert launcher_layout(compiled.run) == "3.6" and compiled.grids == [(40, 1, 1)]
+    launch(111, 222, 3, 1024)
+    assert compiled.run.calls == [(40, 1, 1, 78, 1234, False, True, None, None, (4, 1, 0), None, None, None,
+                                   111, 222, 3, 1024)]
+    assert compiled.runner_calls == []
+
+
+def test_triton_3_9_layout():
+    compiled = Compiled(Launcher39())
+    launch = direct_launcher(compiled, 8, DEVICE, knobs=Knobs(lambda: None), current_stream=streams)
+    assert launcher_layout(compiled.run) == "3.9"
+    launch(111, 5)
+    assert compiled.run.calls == [(8, 1, 1, 78, 1234, False, True, (4, 1, 0), None, None, None, None, None,
+                                   ("annotations",), b"signature", (111, 5))]
+
+
+@pytest.mark.parametrize("launcher", [Launcher36, Launcher39])
+def test_a_registered_hook_sees_every_launch(launcher):
+    """A profiler's launch hook is honoured: those launches go through Triton's runner."""
+    knobs = Knobs(HookChain)
+    compiled = Compiled(launcher())
+    launch = direct_launcher(compiled, 2, DEVICE, knobs=knobs, current_stream=streams)
+    knobs.runtime.launch_enter_hook.calls.append(print)
+    launch(1, 2)
+    assert compiled.runner_calls == [(1, 2)] and compiled.run.calls == []
+    knobs.runtime.launch_enter_hook.calls.clear()
+    launch(1, 2)
+    assert len(compiled.run.calls) == 1
+
+
+class UnknownLauncher(Launcher36):
+    def __call__(self, grid, stream, function, *args):
+        raise AssertionError
+
+
+class ScratchLauncher(Launcher36):
+    global_scratch_size = 128
+
+
+@pytest.mark.parametrize("launcher", [UnknownLauncher, ScratchLauncher])
+def test_an_unknown_launcher_or_one_needing_scratch_is_left_to_triton(launcher):
+    compiled = Compiled(launcher())
+    assert direct_launcher(compiled, 2, DEVICE, knobs=Knobs(HookChain), current_stream=streams) is None
+
+
+def test_the_installed_triton_has_a_known_layout():
+    """The Triton this suite runs with (3.6 on the GPU image, the newest on CI) is one the
+    direct launcher knows; a new layout fails here, not silently slower."""
+    from triton.backends.nvidia.driver import CudaLauncher
+
+    names = list(__import__("inspect").signature(CudaLauncher.__call__).parameters)
+    assert names in (["self", "gridX", "gridY", "gridZ", "stream", "function", "args"],
+                     ["self", "gridX", "gridY", "gridZ", "stream", "function", "kernel_metadata",
+                      "launch_metadata", "launch_enter_hook", "launch_exit_hook", "args"])
+
+
+needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="launches CUDA kernels")
+
+
+@needs_cuda
+@pytest.mark.parametrize("direct", [True, False], ids=["direct", "runner"])
+def test_memoized_cuda_calls_use_the_compiled_launcher(direct, monkeypatch):
+    """The real thing: the second call of a signature launches through the direct launcher
+    (or Triton's runner where asked for), on the current stream, with the right results."""
+    from tritonize import decorator, pointwise
+
+    monkeypatch.setattr(decorator, "DIRECT_LAUNCH", direct)
+
+    @pointwise
+    def fused(a, b, s: float = 2.0):
+        return a * s + b
+
+    a, b = torch.randn(3000, device="cuda"), torch.randn(50, 60, device="cuda").t()
+    for _ in range(3):
+        assert torch.equal(fused(a.view(60, 50), b), a.view(60, 50) * 2.0 + b)
+        assert torch.equal(fused(a, b.reshape(-1), 0.5), a * 0.5 + b.reshape(-1))
+    recipes = list(fused._recipes.values())
+    assert {r.fast_kind for r in recipes} == {"direct" if direct else "runner"}
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        results = [fused(a, b.reshape(-1), 0.5) for _ in range(20)]
+    side.synchronize()
+    assert all(torch.equal(r, a * 0.5 + b.reshape(-1)) for r in results)
