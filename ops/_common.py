@@ -71,6 +71,12 @@ def require_not_bool(name: str, dtype: torch.dtype):
         not_implemented(name, dtype)
 
 
+def require_not_bool_on_cpu(name: str, tensor):
+    """Refuse bool where torch's CPU kernel has no bool instance; its CUDA kernel has one."""
+    if isinstance(tensor, torch.Tensor) and tensor.dtype == torch.bool and tensor.device.type == "cpu":
+        not_implemented(name, torch.bool)
+
+
 def require_integral(name: str, dtype: torch.dtype):
     if dtype.is_floating_point:
         not_implemented(name, dtype)

@@ -249,7 +249,7 @@ softplus, _softplus_ = _pair("softplus", softplus_kernel, _floating("softplus"),
 
 def softsign(input, *, out=None):
     """input / (1 + |input|) (torch.nn.functional.softsign)."""
-    c.require_not_bool("abs", input.dtype)
+    c.require_not_bool_on_cpu("abs", input)
     return c.run(softsign_kernel, input, out=out)
 
 

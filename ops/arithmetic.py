@@ -501,12 +501,12 @@ def reciprocal_(input):
 
 
 def abs(input, *, out=None):
-    c.require_not_bool("abs", input.dtype)
+    c.require_not_bool_on_cpu("abs", input)
     return c.run(abs_kernel, input, out=out)
 
 
 def abs_(input):
-    c.require_not_bool("abs", input.dtype)
+    c.require_not_bool_on_cpu("abs", input)
     return c.run(abs_kernel, input, inplace=input)
 
 
@@ -704,8 +704,8 @@ def heaviside_(input, values):
 
 
 def _ldexp_check(input, other):
-    if c.dtype_of(other) == torch.bool and c.dtype_of(input).is_floating_point:
-        c.not_implemented("ldexp_exp", torch.bool)
+    if c.dtype_of(input).is_floating_point:
+        c.require_not_bool_on_cpu("ldexp_exp", other)
 
 
 def ldexp(input, other, *, out=None):

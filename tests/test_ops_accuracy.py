@@ -33,6 +33,11 @@ def assert_matches(got, expected, reference=None, exact=False, scale=1.0):
                                equal_nan=True, check_device=False)
 
 
+# torch's CUDA round(decimals) rounds x * 10**d to the input's half precision before rounding
+# to an integer (its CPU kernel and tritonize compute that in float32, exactly for these
+# inputs), so on CUDA these cases are held to the float64 reference instead of to torch
+TORCH_CUDA_HALF_STEPS = {"round_decimals", "round_negative_decimals"}
+
 ACCURACY = [pytest.param(case, dtype, id=f"{case.id}-{str(dtype)[6:]}") for case in CASES for dtype in case.floats]
 
 
@@ -42,7 +47,7 @@ def test_accuracy_against_float64(case, dtype, device):
     args = make_args(case, dtype, generator, device)
     got = case.ours(*args, **case.kwargs)
     expected = case.theirs(*args, **case.kwargs)  # torch on the same dtypes: the dtype to match
-    if case.exact or case.same_dtype_ref:
+    if case.exact or (case.same_dtype_ref and not (device == "cuda" and case.id in TORCH_CUDA_HALF_STEPS)):
         assert_matches(got, expected, exact=case.exact, scale=case.tol_scale)
     else:
         reference = case.theirs(*[float64_reference(a) for a in args], **case.kwargs)
