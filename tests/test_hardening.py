@@ -589,7 +589,9 @@ def test_an_interrupted_write_leaves_no_file_and_the_next_call_works(device, mon
     with pytest.raises(KeyboardInterrupt):
         interrupted(x, out=out)
     assert_untouched(out)
-    assert cache_files() == before, cache_files() - before
+    # only this function's files: tests running beside this one (pytest -n) add their own
+    written = {f for f in cache_files() - before if f.startswith("interrupted")}
+    assert not written, written
     assert not interrupted.specializations
     monkeypatch.undo()
     torch.testing.assert_close(interrupted(x, out=out), x * 3 - 1)
