@@ -451,7 +451,9 @@ class LaunchRecipe:
                 self.fast = self.fast_kind = None
             else:
                 if self.call == self.__call__ and not _several_gpus():
+                    self.sample = tensors
                     self.call = self.steady_call()
+                    del self.sample
                 return
         compiled = self.launch(*tensors, *outputs, *scalars, *self.strides, self.sizes, self.numel, self.grid,
                                *self.blocks, self.warps)
@@ -476,28 +478,41 @@ class LaunchRecipe:
 
     def steady_call(self):
         """`call` for a proven launcher: one closure doing only what this recipe needs."""
-        empty, shape, strides, device = torch.empty_strided, self.out_shape, self.out_strides, self.device
-        fast, tail, dtypes, positions = self.fast, self.tail, self.out_dtypes, self.tensor_positions
-        pointers = self.fast_kind == "direct"
+        fast, tail, positions = self.fast, self.tail, self.tensor_positions
         if self.numel == 0 or self.scalar_positions or not self.single:
             return self.__call__
-        dtype = dtypes[0]
-        if pointers and positions == tuple(range(len(positions))):
+        allocate = self.allocator()
+        if self.fast_kind == "direct" and positions == tuple(range(len(positions))):
             def call(args):
-                out = empty(shape, strides, dtype=dtype, device=device)
+                out = allocate(args)
                 fast(*[a.data_ptr() for a in args], out.data_ptr(), *tail)
                 return out
-        elif pointers:
+        elif self.fast_kind == "direct":
             def call(args):
-                out = empty(shape, strides, dtype=dtype, device=device)
+                out = allocate(args)
                 fast(*[args[i].data_ptr() for i in positions], out.data_ptr(), *tail)
                 return out
         else:
             def call(args):
-                out = empty(shape, strides, dtype=dtype, device=device)
+                out = allocate(args)
                 fast(*[args[i] for i in positions], out, *tail)
                 return out
         return call
+
+    def allocator(self):
+        """The cheapest way to allocate the output from the arguments (the signature key
+        fixes their shapes, strides, dtypes and device): torch.empty_like of an input with the
+        output's layout and dtype, else Tensor.new_empty_strided of an input with its dtype
+        (their Python bindings take fewer arguments than torch.empty_strided's)."""
+        shape, strides, dtype, device = self.out_shape, self.out_strides, self.out_dtypes[0], self.device
+        tensors = [(i, t) for i, t in zip(self.tensor_positions, self.sample) if t.device == device]
+        for i, tensor in tensors:
+            if tensor.dtype == dtype and tensor.shape == shape and torch.empty_like(tensor).stride() == strides:
+                return lambda args, empty_like=torch.empty_like: empty_like(args[i])
+        for i, tensor in tensors:
+            if tensor.dtype == dtype:
+                return lambda args: args[i].new_empty_strided(shape, strides)
+        return lambda args, empty=torch.empty_strided: empty(shape, strides, dtype=dtype, device=device)
 
 
 def _traced(args) -> bool:
