@@ -95,8 +95,8 @@ def measure_row(name, case, dtype, exponent, compiled, copy_bw, device):
     return row
 
 
-def host_overhead(device, calls=8000) -> dict:
-    """Microseconds of host time per call of a 1K-element add, launched back to back."""
+def host_overhead(device, calls=5000) -> dict:
+    """Microseconds per call of a 1K-element add, launched back to back."""
     from tritonize import decorator, pointwise
 
     x = torch.randn(1024, device=device)
@@ -112,40 +112,25 @@ def host_overhead(device, calls=8000) -> dict:
     systems = (("tritonize", OPS["add"].ours), ("eager", torch.add), ("torch.compile", compiled),
                ("tritonize, launched through Triton's runner", add_via_runner))
     result = {system: per_call_us(lambda: fn(x, x), calls) for system, fn in systems}
-    result.update({f"{system}, back to back with the GPU's time": back_to_back_us(lambda: fn(x, x), calls)
-                   for system, fn in systems[:3]})
     result.update(host_breakdown(x, calls))
     return result
 
 
-def per_call_us(fn, calls, burst=400) -> float:
-    """Host microseconds per call: bursts short enough that the GPU's launch queue never
-    fills (a full queue would time the GPU instead), each started on an idle GPU; the
-    fastest burst, since the host's own noise only ever adds."""
+def per_call_us(fn, calls, rounds=3) -> float:
+    """Microseconds per call over `calls` calls in a row, waiting for the GPU at the end (a
+    loop of tiny ops runs at this rate); the fastest of a few rounds, since the host's own
+    noise only ever adds."""
     for _ in range(200):
         fn()
     best = float("inf")
-    for _ in range(max(1, calls // burst)):
+    for _ in range(rounds):
         torch.cuda.synchronize()
         start = time.perf_counter()
-        for _ in range(burst):
+        for _ in range(calls):
             fn()
-        best = min(best, (time.perf_counter() - start) / burst * 1e6)
-    torch.cuda.synchronize()
+        torch.cuda.synchronize()
+        best = min(best, (time.perf_counter() - start) / calls * 1e6)
     return best
-
-
-def back_to_back_us(fn, calls) -> float:
-    """Microseconds per call over many calls in a row, waiting for the GPU at the end:
-    the rate a loop of tiny ops actually runs at (the GPU's own time per launch included)."""
-    for _ in range(200):
-        fn()
-    torch.cuda.synchronize()
-    start = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    torch.cuda.synchronize()
-    return (time.perf_counter() - start) / calls * 1e6
 
 
 def host_breakdown(x, calls) -> dict:

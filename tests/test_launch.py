@@ -146,3 +146,9 @@ def test_memoized_cuda_calls_use_the_compiled_launcher(direct, monkeypatch):
         results = [fused(a, b.reshape(-1), 0.5) for _ in range(20)]
     side.synchronize()
     assert all(torch.equal(r, a * 0.5 + b.reshape(-1)) for r in results)
+
+
+def test_a_hook_registered_before_arming_leaves_the_launch_to_triton():
+    knobs = Knobs(HookChain)
+    knobs.runtime.launch_exit_hook.calls.append(print)
+    assert direct_launcher(Compiled(Launcher36()), 2, DEVICE, knobs=knobs, current_stream=streams) is None
