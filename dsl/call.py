@@ -37,6 +37,7 @@ class CallPlan:
     outputs: list  # Operand, one per output
     sizes: tuple = ()  # coalesced sizes, outermost first
     index_dtype: torch.dtype = torch.int32
+    block: int = 0  # elements per program (a tile's for 2D tiles)
 
     @property
     def numel(self) -> int:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import torch
 
+from tritonize import call
 from tritonize.passes.type_rules import dtype_name
 
 
@@ -194,7 +195,7 @@ def explain(function, args, kwargs, out) -> Text:
         row("index width", "int32: the element count and every operand's offsets fit in int32")
     else:
         row("index width", "int64: the element count or some operand's offsets do not fit in int32")
-    row("runs on", _runs_on(function, plan))
+    row("runs on", _runs_on(plan, spec))
     row("kernel key", _key_words(spec))
     if numel == 0:
         row("module", "none: a call with no elements launches nothing")
@@ -231,12 +232,13 @@ def _layout_note(plan, tensor, given) -> str:
     return f" (dims innermost first {tuple(order)}: the inputs' memory order, as TensorIterator does)"
 
 
-def _runs_on(function, plan) -> str:
-    block_of = getattr(function, "_block", None)
+def _runs_on(plan, spec) -> str:
     launch = ""
-    if block_of is not None and plan.numel > 0:
-        block = block_of(plan.device, plan.sizes)
-        launch = f"; BLOCK {block}, grid ({(plan.numel + block - 1) // block},)"
+    if plan.numel > 0 and spec.tile:
+        blocks = call.tile_blocks(plan.sizes, spec.tile)
+        launch = f"; tiles of {' x '.join(map(str, blocks))}, grid ({call.tile_grid(plan.sizes, spec.tile, blocks)},)"
+    elif plan.numel > 0:
+        launch = f"; BLOCK {plan.block}, grid ({(plan.numel + plan.block - 1) // plan.block},)"
     if plan.device.type == "cuda":
         return f"{plan.device}, compiled by Triton (at the first launch of this specialization){launch}"
     return f"the CPU, through Triton's interpreter{launch}"
