@@ -236,8 +236,7 @@ class PointwiseFunction:
         tile = call.choose_tile(sizes, merged[:len(inputs)])
         if tile is not None:  # which operands (inputs, then outputs) see the dims after p as one run
             tile = (*tile, tuple(call.runs_together(sizes, strides, tile[0]) for strides in merged))
-        narrowest = min(o.tensor.element_size() for o in operands)
-        block = self._block(device, sizes, narrowest) if tile is None else math.prod(call.tile_blocks(sizes, tile))
+        block = self._block(device, sizes) if tile is None else math.prod(call.tile_blocks(sizes, tile))
         index_dtype = torch.int32 if call.fits_int32(sizes, merged, block) else torch.int64
         plan = call.CallPlan(shape, device, vtypes, kernel_values, inputs, outputs, tuple(sizes), index_dtype, block)
         spec = Specialization(
@@ -294,11 +293,12 @@ class PointwiseFunction:
         return list(out)
 
     @staticmethod
-    def _block(device, sizes, narrowest: int) -> int:
+    def _block(device, sizes) -> int:
         if device.type == "cuda":
-            # 16-bit operands: 16 elements per thread keep two 16-byte loads in flight per
-            # operand, which compute-heavy ops (gelu) need (benchmarks/tune.py: +2-5% of copy)
-            return 2 * CUDA_BLOCK if narrowest <= 2 else CUDA_BLOCK
+            # benchmarks/tune.py on an H200: blocks of 2048 over 16-bit operands lift light ops
+            # by 2-4% of copy but cost a sin/cos op with two outputs 25% (register pressure);
+            # 1024 with 4 warps is never far from the best
+            return CUDA_BLOCK
         numel = 1
         for n in sizes:
             numel *= n
