@@ -484,8 +484,15 @@ class LaunchRecipe:
         fast, tail, positions = self.fast, self.tail, self.tensor_positions
         if self.numel == 0 or self.scalar_positions or not self.single:
             return self.__call__
-        allocate = self.allocator()
-        if self.fast_kind == "direct" and positions == tuple(range(len(positions))):
+        like, allocate = self.allocator()
+        if self.fast_kind == "direct" and positions == tuple(range(len(positions))) and like is not None:
+            empty_like = torch.empty_like
+
+            def call(args):  # the commonest call, with nothing in between: same-layout inputs
+                out = empty_like(args[like])
+                fast(*[a.data_ptr() for a in args], out.data_ptr(), *tail)
+                return out
+        elif self.fast_kind == "direct" and positions == tuple(range(len(positions))):
             def call(args):
                 out = allocate(args)
                 fast(*[a.data_ptr() for a in args], out.data_ptr(), *tail)
@@ -506,16 +513,17 @@ class LaunchRecipe:
         """The cheapest way to allocate the output from the arguments (the signature key
         fixes their shapes, strides, dtypes and device): torch.empty_like of an input with the
         output's layout and dtype, else Tensor.new_empty_strided of an input with its dtype
-        (their Python bindings take fewer arguments than torch.empty_strided's)."""
+        (their Python bindings take fewer arguments than torch.empty_strided's). Returns
+        (the position of the input that empty_like copies, or None; the allocator)."""
         shape, strides, dtype, device = self.out_shape, self.out_strides, self.out_dtypes[0], self.device
         tensors = [(i, t) for i, t in zip(self.tensor_positions, self.sample) if t.device == device]
         for i, tensor in tensors:
             if tensor.dtype == dtype and tensor.shape == shape and torch.empty_like(tensor).stride() == strides:
-                return lambda args, empty_like=torch.empty_like: empty_like(args[i])
+                return i, lambda args, empty_like=torch.empty_like: empty_like(args[i])
         for i, tensor in tensors:
             if tensor.dtype == dtype:
-                return lambda args: args[i].new_empty_strided(shape, strides)
-        return lambda args, empty=torch.empty_strided: empty(shape, strides, dtype=dtype, device=device)
+                return None, lambda args: args[i].new_empty_strided(shape, strides)
+        return None, lambda args, empty=torch.empty_strided: empty(shape, strides, dtype=dtype, device=device)
 
 
 def _traced(args) -> bool:

@@ -76,31 +76,29 @@ def direct_launcher(compiled, grid0: int, device: torch.device, knobs=None, curr
     index = device.index
 
     # the hooks as they are now: while these same objects stay empty, no launch needs the runner
-    quiet = (runtime.launch_enter_hook, runtime.launch_exit_hook)
-    if not all(_idle(hook) for hook in quiet):
+    enter, exit = runtime.launch_enter_hook, runtime.launch_exit_hook
+    if not (_idle(enter) and _idle(exit)):
         return None
-
-    def hooked():
-        """A profiler registered (or replaced) a launch hook since: Triton's runner calls it."""
-        enter, exit = runtime.launch_enter_hook, runtime.launch_exit_hook
-        return not (enter is quiet[0] and exit is quiet[1] and (enter is None or not enter.calls)
-                    and (exit is None or not exit.calls))
+    # an empty HookChain's list of calls (mutated in place when a profiler adds a hook)
+    enter_calls, exit_calls = getattr(enter, "calls", ()), getattr(exit, "calls", ())
 
     if layout == "3.6":
         def launch(*args):
-            if hooked():
-                runner(*args)
-            else:
+            if (runtime.launch_enter_hook is enter and runtime.launch_exit_hook is exit
+                    and not enter_calls and not exit_calls):
                 c_launch(grid0, 1, 1, current_stream(index), function, cooperative, pdl, None, None,
                          metadata, None, None, None, *args)
+            else:  # a profiler registered (or replaced) a launch hook: Triton's runner calls it
+                runner(*args)
         return launch
 
     annotations, signature = launcher.arg_annotations, launcher.kernel_signature
 
     def launch(*args):
-        if hooked():
-            runner(*args)
-        else:
+        if (runtime.launch_enter_hook is enter and runtime.launch_exit_hook is exit
+                and not enter_calls and not exit_calls):
             c_launch(grid0, 1, 1, current_stream(index), function, cooperative, pdl, metadata, None, None, None,
                      None, None, annotations, signature, args)
+        else:
+            runner(*args)
     return launch

@@ -152,3 +152,32 @@ def test_a_hook_registered_before_arming_leaves_the_launch_to_triton():
     knobs = Knobs(HookChain)
     knobs.runtime.launch_exit_hook.calls.append(print)
     assert direct_launcher(Compiled(Launcher36()), 2, DEVICE, knobs=knobs, current_stream=streams) is None
+
+
+@needs_cuda
+def test_steady_calls_allocate_and_launch_right_in_every_variant():
+    """The steady closures: output allocated like an input, from an input of its dtype, or
+    from nothing of its dtype; inputs in parameter order or not (a number between them)."""
+    from tritonize import pointwise
+
+    @pointwise
+    def plain(a, b):
+        return a - b
+
+    @pointwise
+    def mixed(k: int, a, b):
+        return a * k - b
+
+    x = torch.randn(40, 40, device="cuda")
+    cases = [(x, x), (x.t(), x.t()), (x, x.t()), (x[:, :20], x[:, 10:30]),
+             (torch.arange(1600, device="cuda").view(40, 40), x), (x, torch.ones(40, device="cuda", dtype=torch.int8)),
+             (torch.tensor([7], device="cuda", dtype=torch.int16), x.half())]
+    for a, b in cases:
+        for _ in range(3):
+            got = plain(a, b)
+            assert got.dtype == (a - b).dtype and got.shape == (a - b).shape
+            assert torch.equal(got, a - b)
+            assert torch.equal(mixed(3, a, b), a * 3 - b)
+    kinds = {r.fast_kind for r in plain._recipes.values()}
+    assert kinds == {"direct"}
+    assert all(r.call != r.__call__ for r in plain._recipes.values())
