@@ -8,16 +8,17 @@
 """
 from tritonize.errors import (ArgumentCountError, BroadcastError, CallError, ControlFlowError, DeviceError,
                               DSLError, DtypeError, OutArgumentError, RecursiveHelper, ScalarTypeError,
-                              UnknownName, UnsupportedCall, UnsupportedSyntax)
+                              StridedViewError, UnknownName, UnsupportedCall, UnsupportedSyntax)
 from tritonize.decorator import PointwiseFunction, __version__, pointwise
 from tritonize.cache import cache_dir
 from tritonize.promotion import Promotion
+from tritonize.view import StridedView
 
 __all__ = [
-    "pointwise", "PointwiseFunction", "Promotion", "cache_dir", "__version__",
+    "pointwise", "PointwiseFunction", "Promotion", "StridedView", "cache_dir", "__version__",
     "DSLError", "UnsupportedSyntax", "UnknownName", "UnsupportedCall", "RecursiveHelper", "ControlFlowError",
     "ScalarTypeError", "CallError", "BroadcastError", "OutArgumentError", "DeviceError", "DtypeError",
-    "ArgumentCountError",
+    "ArgumentCountError", "StridedViewError",
 ]
 
 # the op library's registration into PyTorch (imports tritonize.ops, which uses the names above)

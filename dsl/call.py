@@ -2,7 +2,9 @@
 the inputs, as TensorIterator does), coalesce dims, choose the index width.
 
 Everything here is host-side Python on shapes and strides; no tensor is touched except to
-allocate outputs.
+allocate outputs. An input may be a StridedView (strides of any sign): it answers the same
+questions as a tensor (shape, stride(), data_ptr() of its first element, ...), and the rules
+below compare strides by magnitude where their sign does not matter.
 """
 from __future__ import annotations
 
@@ -14,16 +16,18 @@ import torch
 
 from tritonize.errors import BroadcastError, CallError, DeviceError, DtypeError, OutArgumentError
 from tritonize.passes.type_rules import PYTHON, SUPPORTED_DTYPES, TENSOR, ZERO_DIM, VType, dtype_name
+from tritonize.view import StridedView
 
 INT32_LIMIT = 2**31 - 1
 
 
 @dataclass
 class Operand:
-    """A tensor taking part in the kernel, with its strides over the broadcast shape."""
+    """A tensor (or StridedView input) taking part in the kernel, with its strides over the
+    broadcast shape."""
 
     label: str
-    tensor: torch.Tensor
+    tensor: torch.Tensor | StridedView
     strides: list
 
 
@@ -49,8 +53,9 @@ class CallPlan:
 
 
 def classify(label: str, value, annotation=None):
-    """(VType, value for the kernel) of one argument; refuses what no kernel can take."""
-    if isinstance(value, torch.Tensor):
+    """(VType, value for the kernel) of one argument; refuses what no kernel can take. A 0-d
+    StridedView is its one element, a 0-d tensor; other views stay views until launch."""
+    if isinstance(value, (torch.Tensor, StridedView)):
         if annotation is not None:
             raise CallError(f"argument '{label}' is annotated `{annotation.__name__}`, so it must be a "
                             f"Python number, got a tensor of shape {tuple(value.shape)}")
@@ -58,7 +63,9 @@ def classify(label: str, value, annotation=None):
             supported = ", ".join(dtype_name(d) for d in SUPPORTED_DTYPES)
             raise DtypeError(f"argument '{label}' has dtype {dtype_name(value.dtype)}, which tritonize kernels "
                              f"do not support; supported: {supported}")
-        return VType(value.dtype, ZERO_DIM if value.dim() == 0 else TENSOR), value
+        if value.dim() == 0:
+            return VType(value.dtype, ZERO_DIM), value.pointer if isinstance(value, StridedView) else value
+        return VType(value.dtype, TENSOR), value
     if isinstance(value, numbers.Number) and not isinstance(value, complex):
         if hasattr(value, "item"):  # numpy scalars
             value = value.item()
@@ -142,13 +149,14 @@ def expanded_strides(tensor: torch.Tensor, shape: tuple) -> list:
 
 
 def layout_permutation(shape: tuple, stride_lists: list) -> list:
-    """Dims innermost first, ordered by the inputs' strides (TensorIterator's reorder_dimensions)."""
+    """Dims innermost first, ordered by the inputs' strides (TensorIterator's reorder_dimensions);
+    by magnitude, so that a flipped operand orders its dims as the unflipped one."""
     ndim = len(shape)
     perm = list(range(ndim - 1, -1, -1))
 
     def should_swap(dim0, dim1):
         for strides in stride_lists:
-            s0, s1 = strides[dim0], strides[dim1]
+            s0, s1 = abs(strides[dim0]), abs(strides[dim1])
             if s0 == 0 or s1 == 0:
                 continue
             if s0 < s1:
@@ -183,7 +191,9 @@ def allocation_strides(shape: tuple, perm: list) -> list:
 def coalesce(shape: tuple, perm: list, stride_lists: list) -> tuple[list, list]:
     """Drop size-1 dims and merge neighbours that are contiguous in every operand.
 
-    Returns sizes outermost first, and each operand's strides in that order.
+    Returns sizes outermost first, and each operand's strides in that order. The test is
+    signed: dims of strides (-12, -4) with sizes (2, 3) merge into stride -4, while (12, -4)
+    do not merge.
     """
     dims = [d for d in reversed(perm) if shape[d] != 1]
     sizes: list = []
@@ -212,7 +222,7 @@ def fits_int32(sizes: list, stride_lists: list, block: int) -> bool:
 
 
 def memory_span(tensor: torch.Tensor) -> tuple[int, int]:
-    """[first byte, last byte + 1) that the tensor's elements occupy."""
+    """[lowest byte, highest byte + 1) that the tensor's (or view's) elements occupy."""
     size = tensor.element_size()
     low = high = tensor.data_ptr()
     for n, s in zip(tensor.shape, tensor.stride()):
@@ -227,6 +237,8 @@ def memory_span(tensor: torch.Tensor) -> tuple[int, int]:
 
 
 def check_output(label: str, out, shape: tuple, dtype: torch.dtype, device: torch.device):
+    if isinstance(out, StridedView):
+        raise OutArgumentError(f"{label} is a StridedView, which is a read-only input; out= takes a tensor")
     if not isinstance(out, torch.Tensor):
         raise OutArgumentError(f"{label} must be a tensor, got {type(out).__name__}")
     if tuple(out.shape) != shape:

@@ -20,6 +20,7 @@ from tritonize.passes import (ParamSpec, Specialization, derive_backward, genera
                               run_frontend)
 from tritonize.passes.type_rules import PYTHON, SHORT_NAMES
 from tritonize.promotion import normalize, output_dtype
+from tritonize.view import StridedView
 
 __version__ = "0.1.0"
 
@@ -107,10 +108,12 @@ class PointwiseFunction:
             plan, spec = self.plan(args, kwargs, None, positional=True)
             recipe, outputs = self._launch_planned(plan, spec)
             # a 0-d CPU tensor joining GPU tensors is moved on each call: such calls replan
-            if all(a.device == plan.device for a in args if isinstance(a, torch.Tensor)):
+            operands = [a for a in args if isinstance(a, (torch.Tensor, StridedView))]
+            if all(a.device == plan.device for a in operands):
                 if len(self._recipes) >= MAX_RECIPES:
                     self._recipes.clear()
-                self._recipes[key] = recipe
+                views = any(type(a) is StridedView for a in operands)
+                self._recipes[key] = _ViewRecipe(recipe) if views else recipe
             return recipe.finish(outputs)
         plan, spec = self.plan(args, kwargs, out)
         recipe, outputs = self._launch_planned(plan, spec)
@@ -125,6 +128,9 @@ class PointwiseFunction:
             raise CallError(f"{self.__name__}(): out= is not supported under torch.compile; return the result")
         values = self.bind(args, kwargs)
         ordered = [values[p] for p in self._params]
+        if any(type(v) is StridedView for v in ordered):
+            raise CallError(f"{self.__name__}(): a StridedView argument is not supported under torch.compile; "
+                            f"pass a tensor (the view's clone(), say)")
         result = torch_ops.op_for(self, tuple(isinstance(v, torch.Tensor) for v in ordered))(*ordered)
         return result if self.num_outputs == 1 else tuple(result)
 
@@ -136,6 +142,9 @@ class PointwiseFunction:
                             f"call it without out=, or under torch.no_grad()")
         values = self.bind(args, kwargs)
         ordered = [values[p] for p in self._params]
+        if any(type(v) is StridedView and v.requires_grad for v in ordered):
+            raise CallError(f"{self.__name__}(): a StridedView of a tensor that requires grad: tritonize records "
+                            f"no gradient through views; call under torch.no_grad(), or view a detached base")
         positions = tuple(i for i, v in enumerate(ordered) if isinstance(v, torch.Tensor))
         template = [None if i in positions else v for i, v in enumerate(ordered)]
         outputs = _Differentiable.apply(self, template, positions, *[ordered[i] for i in positions])
@@ -252,14 +261,15 @@ class PointwiseFunction:
         for param, value in values.items():
             vtypes[param], kernel_values[param] = call.classify(
                 param, value, self._ctx.scalar_annotations.get(param))
-        tensors = {p: v for p, v in kernel_values.items() if isinstance(v, torch.Tensor)}
+        tensors = {p: v for p, v in kernel_values.items() if isinstance(v, (torch.Tensor, StridedView))}
         device = call.common_device(tensors)
         for param, tensor in tensors.items():
             if tensor.device != device:  # a 0-d CPU tensor joining GPU tensors
                 tensors[param] = kernel_values[param] = tensor.to(device)
         shape = call.broadcast_shape({p: t.shape for p, t in tensors.items()})
         computed = self._computed_types(tuple(ParamSpec(p, vtypes[p]) for p in self._params))
-        result_dtypes = [output_dtype(rule, values, vt) for rule, vt in zip(self.promotion, computed)]
+        promoted = {p: _promotion_operand(v) for p, v in values.items()}
+        result_dtypes = [output_dtype(rule, promoted, vt) for rule, vt in zip(self.promotion, computed)]
         return values, vtypes, kernel_values, tensors, device, shape, result_dtypes
 
     def _fake_outputs(self, args):
@@ -351,7 +361,7 @@ class PointwiseFunction:
             scalar_labels=tuple(p.name for p in spec.params if not p.is_tensor),
         )
         outputs = [o.tensor for o in plan.outputs]
-        recipe.run([plan.kernel_values[p] for p in self._params], outputs)
+        recipe.run([_kernel_operand(plan.kernel_values[p]) for p in self._params], outputs)
         return recipe, outputs
 
     # -- inspection: dsl/display.py -------------------------------------------------------------
@@ -373,9 +383,12 @@ MAX_RECIPES = 4096
 
 def signature_key(args) -> tuple:
     """What a call's plan and compiled kernel depend on: each tensor's dtype, shape, strides,
-    device and 16-byte alignment (Triton specializes on it), and each number's type."""
+    device and 16-byte alignment (Triton specializes on it), and each number's type. A
+    StridedView keys by the same metadata (its `key`); _steady_key keys it by its bare type,
+    under which no recipe is stored, so calls with views miss the steady path and find their
+    recipe in _run."""
     return tuple((a.dtype, a.shape, a.stride(), a.device, a.data_ptr() & 15 == 0)
-                 if isinstance(a, torch.Tensor) else type(a) for a in args)
+                 if isinstance(a, torch.Tensor) else a.key if type(a) is StridedView else type(a) for a in args)
 
 
 def _steady_key(args):
@@ -526,6 +539,29 @@ class LaunchRecipe:
         return None, lambda args, empty=torch.empty_strided: empty(shape, strides, dtype=dtype, device=device)
 
 
+class _ViewRecipe:
+    """A memoized call with StridedView arguments: each view reaches the kernel as the
+    pointer to its first element (the recipe holds its strides)."""
+
+    def __init__(self, recipe):
+        self.recipe = recipe
+
+    def call(self, args):
+        return self.recipe.call([a.pointer if type(a) is StridedView else a for a in args])
+
+
+def _kernel_operand(value):
+    return value.pointer if type(value) is StridedView else value
+
+
+def _promotion_operand(value):
+    """What torch's type promotion reads for an argument: a view as an empty meta tensor of
+    its dtype and rank."""
+    if type(value) is StridedView:
+        return torch.empty((0,) * value.dim(), dtype=value.dtype, device="meta")
+    return value
+
+
 def _traced(args) -> bool:
     """Fake tensors (AOTAutograd tracing a graph) must reach the op, not a kernel launch."""
     # a plain torch.Tensor is never fake: only subclasses need the (slower) question
@@ -534,9 +570,9 @@ def _traced(args) -> bool:
 
 def _requires_grad(args, kwargs) -> bool:
     for value in args:
-        if isinstance(value, torch.Tensor) and value.requires_grad:
+        if isinstance(value, (torch.Tensor, StridedView)) and value.requires_grad:
             return True
-    return any(isinstance(v, torch.Tensor) and v.requires_grad for v in kwargs.values())
+    return any(isinstance(v, (torch.Tensor, StridedView)) and v.requires_grad for v in kwargs.values())
 
 
 class _Differentiable(torch.autograd.Function):

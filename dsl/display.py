@@ -15,6 +15,7 @@ import torch
 
 from tritonize import call
 from tritonize.passes.type_rules import dtype_name
+from tritonize.view import StridedView
 
 
 class Text(str):
@@ -176,6 +177,10 @@ def explain(function, args, kwargs, out) -> Text:
             kind = "0-d tensor" if plan.vtypes[name].priority == 1 else "tensor"
             row(f"argument {name}", f"{dtype_name(value.dtype)} {kind}, shape {tuple(value.shape)}, "
                                     f"strides {tuple(value.stride())}")
+        elif isinstance(value, StridedView):
+            row(f"argument {name}", f"{dtype_name(value.dtype)} StridedView, shape {tuple(value.shape)}, "
+                                    f"strides {tuple(value.stride())}, offset {value.offset} (the kernel gets "
+                                    f"a pointer to its first element)")
         else:
             row(f"argument {name}", f"Python {type(value).__name__} {value!r} (a kernel argument: "
                                     f"the kernel does not depend on its value)")

@@ -90,5 +90,9 @@ class DtypeError(CallError):
     """A dtype no kernel can be generated for (complex, fp8, ...)."""
 
 
+class StridedViewError(CallError, ValueError):
+    """A StridedView that reads outside its base's storage, or whose shape and strides disagree."""
+
+
 class ArgumentCountError(CallError, TypeError):
     """Wrong number of arguments, or an unknown or duplicated keyword."""

@@ -45,3 +45,4 @@ from tritonize.ops.backward import (elu_backward, gelu_backward, hardsigmoid_bac
                                     hardtanh_backward, leaky_relu_backward, logit_backward, sigmoid_backward,
                                     silu_backward, softplus_backward, tanh_backward, threshold_backward)
 from tritonize.ops.fused import gelu_and_mul, gelu_and_mul_backward, silu_and_mul, silu_and_mul_backward
+from tritonize.ops.layout import flip

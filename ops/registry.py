@@ -30,6 +30,7 @@ from tritonize.ops import arithmetic as ar
 from tritonize.ops import backward as bwd
 from tritonize.ops import bitwise as bw
 from tritonize.ops import comparison as cmp
+from tritonize.ops import layout as lay
 from tritonize.ops import math_ops as mth
 from tritonize.passes.type_rules import SUPPORTED_DTYPES
 
@@ -151,6 +152,9 @@ def _build_table() -> dict:
                  "softplus_backward", "logit_backward"):
         add(f"{name}{{,.grad_input}}", getattr(bwd, name))
     add("hardswish_backward{,.out}", bwd.hardswish_backward)
+
+    # layout
+    add("flip{,.out}", lay.flip)
     return table
 
 

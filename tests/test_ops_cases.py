@@ -309,7 +309,12 @@ FUSED = [  # not aten ops: compared with torch's unfused chain
          ref=lambda xy: _silu_and_mul_halves(xy)),
 ]
 
-CASES = ARITHMETIC + MATH + COMPARISON + BITWISE + ACTIVATIONS + BACKWARD + FUSED
+LAYOUT = [  # copies over a StridedView: exact in every dtype
+    Case("flip", "flip", (T(), [0, -1]), exact=True, inplace=False),
+    Case("flip_dim0", "flip", (T(), (0,)), exact=True, inplace=False),
+]
+
+CASES = ARITHMETIC + MATH + COMPARISON + BITWISE + ACTIVATIONS + BACKWARD + FUSED + LAYOUT
 BY_ID = {case.id: case for case in CASES}
 assert len(BY_ID) == len(CASES), "case ids must be unique"
 

@@ -1,0 +1,72 @@
+"""Ops that move elements without computing on them: flip, the copy kernel reading a
+StridedView whose strides are negated along the flipped dims (torch tensors cannot have
+negative strides; a view can). No new kernel: `copy_kernel` is arithmetic.py's identity."""
+from __future__ import annotations
+
+import operator
+
+import torch
+
+from tritonize import StridedView
+from tritonize.ops import _common as c
+from tritonize.ops.arithmetic import copy_kernel
+
+# the names ATen's out= dtype check prints
+_OUT_NAMES = {
+    torch.bool: "bool", torch.uint8: "unsigned char", torch.int8: "signed char", torch.int16: "short int",
+    torch.int32: "int", torch.int64: "long int", torch.float16: "c10::Half", torch.bfloat16: "c10::BFloat16",
+    torch.float32: "float", torch.float64: "double",
+}
+
+
+def flip(input, dims, *, out=None):
+    """`input` with the order of its elements reversed along each of `dims` (torch.flip)."""
+    if not isinstance(input, torch.Tensor):
+        raise TypeError(f"flip(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    source = _flipped(input, _wrap_dims(input, dims))
+    if out is None:
+        return copy_kernel(source)
+    if out.dtype != input.dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {_OUT_NAMES.get(input.dtype, input.dtype)}, but got "
+                           f"{_OUT_NAMES.get(out.dtype, out.dtype)} instead")
+    c.prepare_out(out, input.shape)
+    if out.numel() and input.numel() and out.untyped_storage().data_ptr() == input.untyped_storage().data_ptr():
+        # writing into the memory being read would read elements already moved: copy twice
+        copy_kernel(copy_kernel(source), out=out)
+    else:
+        copy_kernel(source, out=out)
+    return out
+
+
+def _wrap_dims(input, dims) -> list:
+    """`dims` as non-negative dims of `input`, with torch's errors for out-of-range and repeated ones."""
+    if isinstance(dims, int) or not hasattr(dims, "__iter__"):
+        raise TypeError(f"flip(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}")
+    rank = max(input.dim(), 1)  # a 0-d tensor has one dim to name, as in torch
+    wrapped = []
+    for position, dim in enumerate(dims):
+        try:
+            dim = operator.index(dim)
+        except TypeError:
+            raise TypeError(f"flip(): argument 'dims' (position 2) must be tuple of ints, but found element of "
+                            f"type {type(dim).__name__} at pos {position}") from None
+        if not -rank <= dim < rank:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {dim})")
+        dim %= rank
+        if dim in wrapped:
+            raise RuntimeError(f"dim {dim} appears multiple times in the list of dims")
+        wrapped.append(dim)
+    return wrapped
+
+
+def _flipped(input, dims):
+    """A StridedView reading `input` flipped along `dims`: each stride negated, the start moved
+    to the last element along it; `input` itself where no dim of size > 1 is flipped."""
+    dims = [d for d in dims if input.dim() and input.shape[d] > 1 and input.stride(d) != 0]
+    if not dims or input.numel() == 0:
+        return input
+    strides, offset = list(input.stride()), 0
+    for d in dims:
+        offset += (input.shape[d] - 1) * strides[d]
+        strides[d] = -strides[d]
+    return StridedView(input, input.shape, strides, offset)
