@@ -23,7 +23,10 @@ def flip(input, dims, *, out=None):
     """`input` with the order of its elements reversed along each of `dims` (torch.flip)."""
     if not isinstance(input, torch.Tensor):
         raise TypeError(f"flip(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    source = _flipped(input, _wrap_dims(input, dims))
+    dims = _wrap_dims(input, dims)
+    if out is None and input.requires_grad and torch.is_grad_enabled():
+        return _DifferentiableFlip.apply(input, dims)
+    source = _flipped(input, dims)
     if out is None:
         return copy_kernel(source)
     if out.dtype != input.dtype:
@@ -36,6 +39,20 @@ def flip(input, dims, *, out=None):
     else:
         copy_kernel(source, out=out)
     return out
+
+
+class _DifferentiableFlip(torch.autograd.Function):
+    """flip recorded for autograd (a StridedView records no gradient): the gradient of a flip
+    is the same flip of the output's gradient."""
+
+    @staticmethod
+    def forward(ctx, input, dims):
+        ctx.dims = dims
+        return copy_kernel(_flipped(input, dims))  # autograd runs forward with grad disabled
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return flip(grad_output, ctx.dims), None
 
 
 def _wrap_dims(input, dims) -> list:
