@@ -467,9 +467,7 @@ class LaunchRecipe:
                 self.fast = self.fast_kind = None
             else:
                 if self.call == self.__call__ and not _several_gpus():
-                    self.sample = tensors
-                    self.call = self.steady_call()
-                    del self.sample
+                    self.call = self.steady_call(tensors)
                 return
         compiled = self.launch(*tensors, *outputs, *scalars, *self.strides, self.sizes, self.numel, self.grid,
                                *self.blocks, self.warps)
@@ -492,12 +490,13 @@ class LaunchRecipe:
         except Exception:  # another Triton's launcher: its own path keeps working
             self.fast = self.fast_kind = None
 
-    def steady_call(self):
-        """`call` for a proven launcher: one closure doing only what this recipe needs."""
+    def steady_call(self, sample):
+        """`call` for a proven launcher: one closure doing only what this recipe needs
+        (`sample`: the input tensors of a call it serves)."""
         fast, tail, positions = self.fast, self.tail, self.tensor_positions
         if self.numel == 0 or self.scalar_positions or not self.single:
             return self.__call__
-        like, allocate = self.allocator()
+        like, allocate = self.allocator(sample)
         if self.fast_kind == "direct" and positions == tuple(range(len(positions))) and like is not None:
             empty_like = torch.empty_like
 
@@ -522,14 +521,14 @@ class LaunchRecipe:
                 return out
         return call
 
-    def allocator(self):
+    def allocator(self, sample):
         """The cheapest way to allocate the output from the arguments (the signature key
         fixes their shapes, strides, dtypes and device): torch.empty_like of an input with the
         output's layout and dtype, else Tensor.new_empty_strided of an input with its dtype
         (their Python bindings take fewer arguments than torch.empty_strided's). Returns
         (the position of the input that empty_like copies, or None; the allocator)."""
         shape, strides, dtype, device = self.out_shape, self.out_strides, self.out_dtypes[0], self.device
-        tensors = [(i, t) for i, t in zip(self.tensor_positions, self.sample) if t.device == device]
+        tensors = [(i, t) for i, t in zip(self.tensor_positions, sample) if t.device == device]
         for i, tensor in tensors:
             if tensor.dtype == dtype and tensor.shape == shape and torch.empty_like(tensor).stride() == strides:
                 return i, lambda args, empty_like=torch.empty_like: empty_like(args[i])
