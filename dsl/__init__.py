@@ -12,6 +12,7 @@ from tritonize.errors import (ArgumentCountError, BroadcastError, CallError, Con
 from tritonize.decorator import PointwiseFunction, __version__, pointwise
 from tritonize.cache import cache_dir
 from tritonize.promotion import Promotion
+from tritonize import math  # noqa: F401  (tritonize.math.erfinv ...; not in __all__: it would shadow math)
 
 __all__ = [
     "pointwise", "PointwiseFunction", "Promotion", "cache_dir", "__version__",
