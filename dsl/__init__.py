@@ -13,6 +13,7 @@ from tritonize.decorator import PointwiseFunction, __version__, pointwise
 from tritonize.cache import cache_dir
 from tritonize.promotion import Promotion
 from tritonize.view import StridedView
+from tritonize import math  # noqa: F401  (tritonize.math.erfinv ...; not in __all__: it would shadow math)
 
 __all__ = [
     "pointwise", "PointwiseFunction", "Promotion", "StridedView", "cache_dir", "__version__",

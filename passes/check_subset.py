@@ -145,7 +145,10 @@ class CheckSubset(ast.NodeVisitor):
             self.fail(node, f"{type(node.value).__name__} constants are not supported; only int, float and bool")
 
     def visit_Attribute(self, node):
-        if not isinstance(node.value, ast.Name):
+        base = node.value
+        while isinstance(base, ast.Attribute):  # a dotted module name: tritonize.math.erfinv
+            base = base.value
+        if not isinstance(base, ast.Name):
             self.fail(node, "attribute access is only supported on modules (math.pi, math.exp)")
 
     def visit_Call(self, node):

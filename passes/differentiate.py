@@ -11,8 +11,10 @@ import copy
 from tritonize.errors import ScalarTypeError
 from tritonize.passes.ast_tools import assign, constant, expr, is_math_call, math_name, name
 from tritonize.passes.fold_constants import literal
+from tritonize.passes.math_table import public_name
 
 LN2, LN10, TWO_OVER_SQRT_PI = 0.6931471805599453, 2.302585092994046, 1.1283791670955126
+SQRT_PI_OVER_TWO = 0.886226925452758
 
 # d value / d x for one-argument math functions: `x` the argument, `y` the value
 UNARY_DERIVATIVES = {
@@ -39,8 +41,9 @@ UNARY_DERIVATIVES = {
     "atanh": "1.0 / (1.0 - x * x)",
     "erf": f"{TWO_OVER_SQRT_PI} * math.exp(-(x * x))",
     "erfc": f"-{TWO_OVER_SQRT_PI} * math.exp(-(x * x))",
+    "erfinv": f"{SQRT_PI_OVER_TWO} * math.exp(y * y)",
     "fabs": "(1.0 if x > 0 else (-1.0 if x < 0 else 0.0))",
-    "lgamma": "math.digamma(x)",
+    "lgamma": "math.digamma(x)",  # digamma's own derivative (trigamma) is missing
     "degrees": "57.29577951308232",
     "radians": "0.017453292519943295",
 }
@@ -251,7 +254,7 @@ class Differentiate:
                 if db is not None:
                     self.accumulate(b, mul(g, expr(db, a=a, b=b, y=y)))
                 return
-            self.fail(node, f"math.{fname}")
+            self.fail(node, public_name(fname))
         builtin = node.func.id
         if builtin == "float":
             self.accumulate(args[0], g)

@@ -7,6 +7,7 @@ import copy
 import math
 import operator
 
+import tritonize.math as tritonize_math
 from tritonize.passes.ast_tools import constant, is_math_call, math_name
 
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -109,12 +110,10 @@ class FoldConstants(ast.NodeTransformer):
         values = [literal(a) for a in node.args]
         if is_math_call(node):
             fname = math_name(node)
-            if not hasattr(math, fname):
-                return node
+            function = getattr(math, fname, None) or getattr(tritonize_math, fname)
             # math.floor(2.5) is the int 2 in Python; keep the float dtype as torch.floor does
             keep_float = any(isinstance(v, float) for v in values) and fname in ("floor", "ceil", "trunc")
-            return self.fold(node, lambda *v: float(getattr(math, fname)(*v)) if keep_float
-                             else getattr(math, fname)(*v), *values)
+            return self.fold(node, lambda *v: float(function(*v)) if keep_float else function(*v), *values)
         if isinstance(node.func, ast.Name) and node.func.id in _BUILTINS and not node.keywords:
             return self.fold(node, _BUILTINS[node.func.id], *values)
         return node

@@ -1,4 +1,5 @@
-"""The one table that maps `math.*` calls to Triton: a libdevice column and a portable column.
+"""The one table that maps `math.*` and `tritonize.math.*` calls to Triton: a libdevice column and
+a portable column. The passes spell every call `math.NAME`, whichever module it came from.
 
 Templates are parsed once and the arguments spliced in as AST (`a`, `b` are the placeholders).
 The CUDA column runs in the compute dtype (float32 or float64). The portable column is what
@@ -14,6 +15,7 @@ generated module. `kind` says how argument and result dtypes are chosen:
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 
@@ -54,8 +56,10 @@ MATH_TABLE: dict[str, MathFn] = {
     "erf": _f(1, "libdevice.erf(a)", "tl.math.erf(a)"),
     "erfc": _f(1, "libdevice.erfc(a)", "portable_erfc(a)"),
     "lgamma": _f(1, "libdevice.lgamma(a)", "portable_lgamma(a)"),
-    # not in Python's math: the derivative of lgamma; libdevice has none, so CUDA runs the
-    # portable composite too (compiled as a @triton.jit helper, in float64)
+    # not in Python's math: tritonize.math's (dsl/math.py)
+    "erfinv": _f(1, "libdevice.erfinv(a)", "portable_erfinv(a)"),
+    # also the derivative of lgamma; libdevice has none, so CUDA runs the portable composite too
+    # (compiled as a @triton.jit helper, in float64)
     "digamma": _f(1, "portable_digamma(a)", "portable_digamma(a)"),
     "fabs": _f(1, "tl.abs(a)", "tl.abs(a)"),
     "floor": _f(1, "libdevice.floor(a)", "tl.floor(a)", kind="same"),
@@ -82,3 +86,8 @@ MATH_CONSTANTS = {
     "inf": float("inf"),
     "nan": float("nan"),
 }
+
+
+def public_name(fname: str) -> str:
+    """How the user spells a row: `math.exp`, or `tritonize.math.erfinv` for what math lacks."""
+    return f"math.{fname}" if hasattr(math, fname) else f"tritonize.math.{fname}"

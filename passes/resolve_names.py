@@ -1,5 +1,5 @@
-"""Resolve every free name: math.* to its canonical `math.NAME`, constants to literals,
-builtins kept, helper functions marked for inlining; unknown names are errors."""
+"""Resolve every free name: math.* and tritonize.math.* to their canonical `math.NAME`, constants
+to literals, builtins kept, helper functions marked for inlining; unknown names are errors."""
 from __future__ import annotations
 
 import ast
@@ -8,12 +8,22 @@ import math
 import numbers
 import types
 
+import tritonize.math as tritonize_math
 from tritonize.errors import UnknownName, UnsupportedCall, UnsupportedSyntax
 from tritonize.passes.ast_tools import constant
-from tritonize.passes.math_table import MATH_CONSTANTS, MATH_TABLE
+from tritonize.passes.math_table import MATH_CONSTANTS, MATH_TABLE, public_name
 
 SCALAR_BUILTINS = {"abs": abs, "min": min, "max": max, "float": float, "int": int, "bool": bool}
-_MATH_FUNCTIONS = {id(getattr(math, n)): n for n in MATH_TABLE if hasattr(math, n)}
+MATH_MODULES = (math, tritonize_math)  # their functions with a row in the math table
+_MATH_FUNCTIONS = {id(getattr(m, n)): n for m in MATH_MODULES for n in MATH_TABLE if hasattr(m, n)}
+
+
+ONLY_MODULES = "attribute access is only supported on modules (math.pi, math.exp)"
+ONLY_MODULE_FUNCTIONS = "only functions of modules can be called as `module.name(...)`; methods are not supported"
+
+
+def supported_math(module: types.ModuleType) -> str:
+    return ", ".join(sorted(n for n in MATH_TABLE if hasattr(module, n)))
 
 
 def local_names(tree: ast.FunctionDef) -> set[str]:
@@ -68,26 +78,36 @@ class ResolveNames(ast.NodeTransformer):
         kind = type(value).__name__
         raise UnsupportedSyntax(
             f"'{label}' is a {kind}; a @pointwise function can only read int, float and bool "
-            f"constants, and call math.*, abs/min/max/float/int/bool and scalar functions",
+            f"constants, and call math.*, tritonize.math.*, abs/min/max/float/int/bool and scalar functions",
             self.ctx.location(node))
 
     def visit_AnnAssign(self, node: ast.AnnAssign):
         node.value = self.visit(node.value)  # the annotation is documentation, not a value
         return node
 
+    def module(self, node, error, message):
+        """The module that `node` (a name, not a local, or a dotted name) stands for, else `error`."""
+        value = self.attribute(node) if isinstance(node, ast.Attribute) else (
+            None if node.id in self.locals else self.lookup(node))
+        if not isinstance(value, types.ModuleType):
+            raise error(message, self.ctx.location(node))
+        return value
+
+    def attribute(self, node: ast.Attribute, error=UnsupportedSyntax, message=ONLY_MODULES):
+        """The object `module.name` (or `package.module.name`) stands for."""
+        module = self.module(node.value, error, message)
+        if not hasattr(module, node.attr):
+            known = f"; it has {supported_math(module)}" if module is tritonize_math else ""
+            raise UnknownName(f"module '{module.__name__}' has no attribute '{node.attr}'{known}",
+                              self.ctx.location(node))
+        return getattr(module, node.attr)
+
     def visit_Attribute(self, node: ast.Attribute):
-        base = node.value
-        module = None if base.id in self.locals else self.lookup(base)
-        if not isinstance(module, types.ModuleType):
-            raise UnsupportedSyntax("attribute access is only supported on modules (math.pi, math.exp)",
-                                    self.ctx.location(node))
-        if module is math:
+        if self.module(node.value, UnsupportedSyntax, ONLY_MODULES) is math:
             if node.attr in MATH_CONSTANTS:
                 return ast.copy_location(constant(MATH_CONSTANTS[node.attr]), node)
             raise UnsupportedSyntax(f"math.{node.attr} is not supported as a value", self.ctx.location(node))
-        if not hasattr(module, node.attr):
-            raise UnknownName(f"module '{module.__name__}' has no attribute '{node.attr}'", self.ctx.location(node))
-        return self.as_value(node, getattr(module, node.attr), f"{base.id}.{node.attr}")
+        return self.as_value(node, self.attribute(node), ast.unparse(node))
 
     def visit_Call(self, node: ast.Call):
         node.args = [self.visit(a) for a in node.args]
@@ -97,18 +117,10 @@ class ResolveNames(ast.NodeTransformer):
         if isinstance(func, ast.Name) and func.id in self.locals:
             raise UnsupportedCall(f"'{func.id}' is a local value, not a function", self.ctx.location(func))
         if isinstance(func, ast.Attribute):
-            base = func.value.id
-            module = None if base in self.locals else self.lookup(func.value)
-            if not isinstance(module, types.ModuleType):
-                raise UnsupportedCall("only functions of modules can be called as `module.name(...)`; "
-                                      "methods are not supported", self.ctx.location(func))
-            if not hasattr(module, func.attr):
-                raise UnknownName(f"module '{module.__name__}' has no attribute '{func.attr}'",
-                                  self.ctx.location(func))
-            target, label = getattr(module, func.attr), f"{base}.{func.attr}"
+            target = self.attribute(func, UnsupportedCall, ONLY_MODULE_FUNCTIONS)
         else:
-            target, label = self.lookup(func), func.id
-        return self.resolve_call(node, target, label)
+            target = self.lookup(func)
+        return self.resolve_call(node, target, ast.unparse(func))
 
     def resolve_call(self, node: ast.Call, target, label: str):
         location = self.ctx.location(node.func)
@@ -116,13 +128,15 @@ class ResolveNames(ast.NodeTransformer):
             node.func = ast.copy_location(ast.Name(id=target.__name__, ctx=ast.Load()), node.func)
             return node
         math_name = _MATH_FUNCTIONS.get(id(target))
-        if math_name is None and isinstance(target, types.BuiltinFunctionType) and target.__module__ == "math":
-            raise UnsupportedCall(f"math.{target.__name__} is not supported in @pointwise functions; "
-                                  f"supported: {', '.join(sorted(MATH_TABLE))}", location)
+        module = getattr(target, "__module__", None)
+        if math_name is None and callable(target) and module in (math.__name__, tritonize_math.__name__):
+            refused = f"{module}.{target.__name__} is not supported in @pointwise functions; supported: "
+            raise UnsupportedCall(refused + supported_math(math) + f" (and from tritonize.math: "
+                                  f"{supported_math(tritonize_math)})", location)
         if math_name is not None:
             arity = MATH_TABLE[math_name].arity
             if node.keywords or len(node.args) != arity and not (math_name == "log" and len(node.args) == 2):
-                raise UnsupportedCall(f"math.{math_name} takes {arity} positional argument(s)", location)
+                raise UnsupportedCall(f"{public_name(math_name)} takes {arity} positional argument(s)", location)
             node.func = ast.copy_location(
                 ast.Attribute(value=ast.Name(id="math", ctx=ast.Load()), attr=math_name, ctx=ast.Load()), node.func)
             return node
@@ -131,4 +145,5 @@ class ResolveNames(ast.NodeTransformer):
             node.tz_helper = helper
             return node
         raise UnsupportedCall(f"'{label}' ({type(target).__name__}) cannot be called in a @pointwise function; "
-                              f"only math.*, abs/min/max/float/int/bool and scalar Python functions", location)
+                              f"only math.*, tritonize.math.*, abs/min/max/float/int/bool and scalar Python functions",
+                              location)

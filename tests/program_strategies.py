@@ -65,6 +65,7 @@ MATH_UNARY = [
 ]
 if hasattr(math, "cbrt"):
     MATH_UNARY += [("math.cbrt({a})", False), ("math.exp2({a})", False)]
+MATH_UNARY += [("tm.erfinv(math.tanh({a}))", False), ("tm.digamma({a})", False)]  # tritonize.math
 MATH_BINARY = [("math.copysign({a}, {b})", True), ("math.fmod({a}, {b})", True),
                ("math.atan2({a}, {b})", False), ("math.hypot({a}, {b})", False),
                ("math.pow(abs({a}), {b})", False)]
@@ -696,6 +697,7 @@ def programs(draw, tensor_kinds=(F, I, B), number_kinds=(F, I, B), max_helpers=2
         params.append(param)
     constants = {}
     b.emit(0, "import math")
+    b.emit(0, "import tritonize.math as tm")
     for k in range(draw(st.integers(0, 2), label="constants")):
         t = T(draw(st.sampled_from(list(number_kinds))), False)
         text, bound = b.literal(t, PARAM_BOUND)

@@ -10,6 +10,7 @@ import torch
 from torch.autograd import gradcheck, gradgradcheck
 
 import tritonize
+import tritonize.math as tm
 from tritonize import pointwise
 
 
@@ -149,6 +150,32 @@ def test_lgamma_differentiates_to_digamma(device):
     assert gradcheck(lg, (x,))
     lg(x).sum().backward()
     torch.testing.assert_close(x.grad, 2 * torch.digamma(x.detach()))
+
+
+def test_erfinv_differentiates_like_torch(device):
+    @pointwise
+    def probit(p):
+        return 1.4142135623730951 * tm.erfinv(2.0 * p - 1.0)
+
+    p = (torch.rand(16, dtype=torch.float64, generator=torch.Generator().manual_seed(5)) * 0.98 + 0.01)
+    p = p.to(device).requires_grad_()
+    assert gradcheck(probit, (p,))
+    assert gradgradcheck(probit, (p,))  # d/dx erfinv = sqrt(pi)/2 exp(erfinv(x)^2): erfinv again
+    assert "0.886226925452758 * math.exp(" in probit.backward_source(p)
+    probit(p).sum().backward()
+    theirs = p.detach().clone().requires_grad_()
+    (1.4142135623730951 * torch.special.erfinv(2.0 * theirs - 1.0)).sum().backward()
+    torch.testing.assert_close(p.grad, theirs.grad)
+
+
+def test_digamma_has_no_derivative_yet(device):
+    @pointwise
+    def psi(x):
+        return tm.digamma(x)
+
+    x = _double(3, device=device).abs().detach().requires_grad_()
+    with pytest.raises(tritonize.ScalarTypeError, match="tritonize.math.digamma has no derivative"):
+        psi(x).sum().backward()
 
 
 def test_a_function_without_derivative_says_where(device):

@@ -17,6 +17,7 @@ import pytest
 import torch
 
 import tritonize
+import tritonize.math as tm
 from tritonize import (ArgumentCountError, BroadcastError, CallError, ControlFlowError, DeviceError, DSLError,
                        DtypeError, OutArgumentError, RecursiveHelper, ScalarTypeError, UnknownName, UnsupportedCall,
                        UnsupportedSyntax, pointwise)
@@ -283,6 +284,22 @@ def tensor_constant(x):
     return x * A_TENSOR  # @tensor_constant
 
 
+def unknown_tritonize_math_function(x):
+    return tm.no_such_function(x)  # @unknown_tritonize_math_function
+
+
+def unknown_tritonize_math_dotted(x):
+    return x + tritonize.math.gamma(x)  # @unknown_tritonize_math_dotted
+
+
+def tritonize_math_wrong_arity(x):
+    return tm.erfinv(x, 2)  # @tritonize_math_wrong_arity
+
+
+def tritonize_math_private(x):
+    return tm._math.gamma(x)  # @tritonize_math_private
+
+
 def math_gamma(x):
     return math.gamma(x)  # @math_gamma
 
@@ -415,6 +432,10 @@ CATALOGUE = [
     (out_parameter, UnsupportedSyntax, "def"),
     (unknown_name, UnknownName, "undefined_name"),
     (unknown_math_function, UnknownName, "math.no_such_function"),
+    (unknown_tritonize_math_function, UnknownName, "tm.no_such_function"),
+    (unknown_tritonize_math_dotted, UnknownName, "tritonize.math.gamma"),
+    (tritonize_math_wrong_arity, UnsupportedCall, "tm.erfinv"),
+    (tritonize_math_private, UnsupportedCall, "tm._math.gamma"),
     (list_constant, UnsupportedSyntax, "A_LIST"),
     (str_constant, UnsupportedSyntax, "A_STRING"),
     (tensor_constant, UnsupportedSyntax, "A_TENSOR"),
@@ -449,6 +470,9 @@ def test_messages_say_what_is_wrong():
         star_kwargs: "**kwargs", unknown_name: "undefined_name", list_constant: "A_LIST",
         str_constant: "A_STRING", tensor_constant: "A_TENSOR", math_gamma: "math.gamma",
         math_factorial: "math.factorial", different_counts: "same number of values",
+        unknown_tritonize_math_function: "module 'tritonize.math' has no attribute 'no_such_function'; it has "
+                                         "digamma, erfinv",
+        tritonize_math_wrong_arity: "tritonize.math.erfinv takes 1 positional argument",
         bound_on_one_branch: "'y'", out_parameter: "'out'",
     }
     for fn, words in expectations.items():

@@ -25,7 +25,10 @@ import numpy
 import pytest
 import torch
 
+import tritonize
+import tritonize.math as tm
 from tritonize import ControlFlowError, ScalarTypeError, UnsupportedSyntax, pointwise
+from tritonize.math import erfinv as imported_erfinv
 from tritonize.passes import FRONTEND, ParamSpec, Specialization, generate_module, make_context, run_frontend
 from tritonize.passes.ast_tools import NameAllocator
 from tritonize.passes.build_kernel import MODULE_NAMES, BuildKernel
@@ -256,6 +259,29 @@ def test_resolve_names_marks_helpers_and_keeps_math():
     helper_calls = [n for n in calls if getattr(n, "tz_helper", None) is not None]
     assert [c.tz_helper for c in helper_calls] == [half]
     assert ast.unparse(tree).endswith("return half(x) + math.sqrt(x)")
+
+
+def tritonize_math_three_ways(x):
+    return imported_erfinv(x) + tm.erfinv(x) * tritonize.math.digamma(x)
+
+
+def test_resolve_names_tritonize_math_by_import_alias_and_dotted_name_become_math_calls():
+    # the rows the passes know by name, whichever module the user called them from
+    assert after(tritonize_math_three_ways, ResolveNames) == expected("""
+        def tritonize_math_three_ways(x):
+            return math.erfinv(x) + math.erfinv(x) * math.digamma(x)
+    """)
+
+
+def tritonize_math_of_literals(x):
+    return x * tm.erfinv(0.5) + tm.digamma(1.0)
+
+
+def test_fold_constants_evaluates_tritonize_math_as_python_does():
+    assert after(tritonize_math_of_literals, FoldConstants) == expected(f"""
+        def tritonize_math_of_literals(x):
+            return x * {tm.erfinv(0.5)!r} + {tm.digamma(1.0)!r}
+    """)
 
 
 # ================================================================================================
@@ -1128,6 +1154,30 @@ def test_lower_to_triton_half_computes_in_float32():
     source = lower_body(float_ops, "cuda", x=VType(torch.float16, TENSOR), y=VType(torch.float64, PYTHON))
     assert "y.to(tl.float32)" in source  # the Python float meets the half tensor in opmath
     assert "tl.float16" not in source
+
+
+def special_functions(x):
+    return tm.erfinv(x) + tm.digamma(x)
+
+
+def test_lower_to_triton_tritonize_math_cpu_runs_the_float64_composites():
+    source = lower_body(special_functions, x=VType(torch.float32, TENSOR))
+    cast = re.search(r"(\w+) = x\.to\(tl\.float64\)\n", source)
+    assert cast, source
+    assert f"portable_erfinv({cast.group(1)}).to(tl.float32)" in source
+    assert f"portable_digamma({cast.group(1)}).to(tl.float32)" in source
+    assert "libdevice" not in source
+
+
+def test_lower_to_triton_tritonize_math_cuda_erfinv_is_libdevice_in_opmath():
+    for dtype in (torch.float32, torch.float64, torch.float16):
+        source = lower_body(special_functions, "cuda", x=VType(dtype, TENSOR))
+        work = "tl.float64" if dtype == torch.float64 else "tl.float32"  # half types compute in float32
+        assert "libdevice.erfinv(x)" in source, source
+        assert "tl.float16" not in source
+        # libdevice has no digamma: the float64 composite, rounded back to the compute dtype
+        digamma = "portable_digamma(x)" if dtype == torch.float64 else f"portable_digamma(x_1).to({work})"
+        assert digamma in source, source
 
 
 def int_min_and_shifts(x, y):

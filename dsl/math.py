@@ -1,0 +1,82 @@
+"""`tritonize.math`: scalar functions that Python's `math` lacks, for @pointwise bodies.
+
+    import tritonize.math as tm
+
+    @tritonize.pointwise
+    def probit(p):
+        return 1.4142135623730951 * tm.erfinv(2.0 * p - 1.0)
+
+In a @pointwise function each call maps to a row of the math table (passes/math_table.py), as
+`math.*` calls do: libdevice on CUDA, a float64 composite of passes/portable_math.py in
+Triton's interpreter. Outside a kernel they are ordinary Python functions of floats, with
+torch's special values, so the scalar function still runs as plain Python. They are written
+independently of the kernel composites (iterations and loops where those unroll a fixed
+approximation), which also makes them a second opinion in the tests.
+"""
+from __future__ import annotations
+
+import math as _math
+
+__all__ = ["erfinv", "digamma"]
+
+_TWO_OVER_SQRT_PI = 1.1283791670955126
+_WINITZKI = 0.147  # A in erfinv(x) ~ sqrt(sqrt(t^2 + w / A) - t), t = 2 / (pi A) - w / 2: 2e-3 relative
+
+
+def erfinv(x) -> float:
+    """The inverse of erf, as torch.special.erfinv: nan outside [-1, 1], +-inf at +-1, -0.0 kept.
+
+    Winitzki's closed form in w = -log(1 - x^2) to start, then Halley's method on
+    f(y) = erf(y) - |x|, or (1 - |x|) - erfc(y) above 0.5 where 1 - |x| is exact and erf(y)
+    would cancel; each step triples the correct digits.
+    """
+    x = float(x)
+    a = abs(x)
+    if not a < 1.0:  # nan, +-1, or outside the domain
+        return x if x != x else (_math.copysign(_math.inf, x) if a == 1.0 else _math.nan)
+    if a == 0.0:
+        return x
+    c = 1.0 - a
+    w = -_math.log(c * (1.0 + a))
+    t = 2.0 / (_math.pi * _WINITZKI) - 0.5 * w
+    y = _math.sqrt(_math.sqrt(t * t + w / _WINITZKI) - t)
+    for _ in range(8):
+        f = _math.erf(y) - a if a <= 0.5 else c - _math.erfc(y)
+        d = f / (_TWO_OVER_SQRT_PI * _math.exp(-y * y))
+        step = d / (1.0 + y * d)
+        y -= step
+        if abs(step) <= 1e-15 * y:  # the error is now far below an ulp: cubic convergence
+            break
+    return _math.copysign(y, x)
+
+
+def digamma(x) -> float:
+    """The logarithmic derivative of the gamma function, as torch.special.digamma: -+inf at
+    +-0, nan at the negative integers and -inf.
+
+    psi(x) = psi(x + 1) - 1/x up to x >= 10, then the asymptotic series
+    log(x) - 1/(2x) - sum B_2k / (2k x^2k); x < 0 reflects, psi(x) = psi(1 - x) - pi cot(pi x).
+    The terms are summed exactly, so the error is a few ulp of the largest term: ~1e-15
+    absolute next to the zeros of digamma (x ~ 1.4616, and one per negative unit interval),
+    where torch's own digamma is no closer.
+    """
+    x = float(x)
+    if x != x or x == _math.inf:
+        return x
+    if x == 0.0:
+        return _math.copysign(_math.inf, -x)
+    if x < 0.0:
+        if x == -_math.inf or x.is_integer():  # the poles, and -inf
+            return _math.nan
+        t = -x % 1.0  # exact; cot(pi x) = -cot(pi t) = cot(pi (1 - t)), folded into (0, 1/2]
+        pi_cot = -_math.pi / _math.tan(_math.pi * t) if t <= 0.5 else _math.pi / _math.tan(_math.pi * (1.0 - t))
+        return digamma(1.0 - x) - pi_cot
+    terms = []  # summed exactly by fsum: the error is that of the terms alone
+    while x < 10.0:
+        terms.append(-1.0 / x)
+        x += 1.0
+    z = 1.0 / (x * x)
+    series = 0.0
+    for b2k_over_2k in (1 / 12, -691 / 32760, 1 / 132, -1 / 240, 1 / 252, -1 / 120, 1 / 12):
+        series = (series + b2k_over_2k) * z
+    return _math.fsum(terms + [_math.log(x), -0.5 / x, -series])
