@@ -988,10 +988,13 @@ def test_many_threads_decorating_and_first_calling_the_same_function(device):
     for t in threads:
         t.join(timeout=600)
     assert not failures, failures[:3]
+    paths = {str(path) for _, _, path in results}
+    assert len(paths) == 1, paths
     for a, b, path in results:
         torch.testing.assert_close(a, x * salt)
         torch.testing.assert_close(b, x.t() * salt)
-        assert path == results[0][2] and path.stem.endswith(cache.content_hash(path.read_text()))
+        text = path.read_text()
+        assert path.stem.endswith(cache.content_hash(text)), (path, cache.content_hash(text), text[:400])
 
 
 def test_inspecting_a_function_while_other_threads_add_specializations():
