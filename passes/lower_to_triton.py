@@ -246,7 +246,17 @@ class LowerToTriton:
             return expr("tl.math.div_rn(a, b)", a=a, b=b)
         return ast.BinOp(left=a, op=ast.Div(), right=b)
 
+    def by_literal_zero(self, right, dtype):
+        """An integer `//` or `%` by a literal 0 (after folding): undefined, as in torch's CUDA
+        kernels (Python raises), and Triton's compiler crashes folding it: a plain 0 instead."""
+        if not is_float(dtype) and right.is_literal and not isinstance(right.value, float) and right.value == 0:
+            return expr("tl.full([], 0, D)", D=expr(triton_dtype(dtype)))
+        return None
+
     def floor_divide(self, left, right, dtype):
+        undefined = self.by_literal_zero(right, dtype)
+        if undefined is not None:
+            return undefined
         a = self.hoisted(left, dtype, "a")
         b = self.hoisted(right, dtype, "b")
         if not is_float(dtype):
@@ -283,6 +293,9 @@ class LowerToTriton:
         return expr("libdevice.fmod(a, b)", a=a, b=b)
 
     def remainder(self, left, right, dtype):
+        undefined = self.by_literal_zero(right, dtype)
+        if undefined is not None:
+            return undefined
         a = self.hoisted(left, dtype, "a")
         b = self.hoisted(right, dtype, "b")
         rem = self.hoist(Lowered(self.fmod(a, b) if is_float(dtype) else expr("a % b", a=a, b=b), None, dtype),

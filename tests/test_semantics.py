@@ -255,3 +255,15 @@ def test_min_max_propagate_nan_like_torch(device):
     lo, hi = lo_hi(a, b)
     _bitwise_equal(lo, torch.minimum(a, b))
     _bitwise_equal(hi, torch.maximum(torch.maximum(a, b), torch.zeros_like(a)))
+
+
+def test_integer_division_by_a_literal_zero_is_zero_not_a_compiler_crash(device):
+    """Undefined as in torch's CUDA kernels (Python raises): a literal 0 divisor, after
+    folding, gives 0 instead of reaching Triton's compiler, which crashed folding it."""
+    @pointwise
+    def by_zero(x, k: int):
+        return x // (3 - 3) + x % 0 + x // k
+
+    x = torch.arange(-4, 5, device=device)
+    assert torch.equal(by_zero(x, 2), torch.div(x, 2, rounding_mode="floor"))
+    assert "tl.full([], 0, tl.int64)" in by_zero.source(x, 2)
