@@ -461,7 +461,10 @@ class Builder:
         pairs = self.operand_types(scope, promote, t)
         if pairs:
             def ternary():
-                a_t, b_t = self.pick(pairs)
+                # Python's result has the type of the branch taken (`x if c else False` is a
+                # bool when c is false), the kernel's the promoted one: values agree, but a
+                # later `//` or copysign sees -0.0 against 0: branches share their kind
+                a_t, b_t = self.pick([p for p in pairs if p[0].kind == p[1].kind] or [(t, t)])
                 # a constant condition keeps one branch, and its dtype: differing branches
                 # need a condition that is not constant, i.e. a strong one
                 tests = [x for x in TYPES if scope.available(x) and (x.strong or a_t == b_t)]
@@ -488,7 +491,10 @@ class Builder:
             def and_or():
                 # a constant first operand is folded away with its own type: as for ternaries,
                 # operands of differing types need a first operand that is not constant
-                a_t, b_t = self.pick([p for p in pairs if p[0] == p[1] or p[0].strong] or [(t, t)])
+                # and the result's type is the operand picked (`0.0 or False` is False): as for
+                # ternaries, both operands of one kind
+                a_t, b_t = self.pick([p for p in pairs if p[0] == p[1] or (p[0].strong and p[0].kind == p[1].kind)]
+                                     or [(t, t)])
                 a, ab = self.expr(scope, a_t, d, limit)
                 b, bb = self.expr(scope, b_t, d, limit)
                 return f"({a} {self.pick(['and', 'or'])} {b})", max(ab, bb)
