@@ -1,7 +1,7 @@
 """The on-disk cache of generated modules: where it is, atomic writes, imports.
 
-A module's file name ends in a hash of its own text, so a changed function, helper, constant
-or tritonize version gives a new file and never a stale one; a file whose text does not
+A module's file name ends in a hash of its own code, so a changed function, helper, constant
+or tritonize version gives a new file and never a stale one; a file whose code does not
 match its name (truncated, edited) is rewritten. Modules are executed from that verified
 text, never from `__pycache__` bytecode, which Python validates only by the source's mtime
 and size (a damaged .pyc would otherwise break or, worse, silently replace the kernel).
@@ -12,6 +12,7 @@ directory for this process, with one warning.
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib.util
 import os
@@ -42,7 +43,15 @@ def cache_dir() -> Path:
 
 
 def content_hash(source: str) -> str:
-    return hashlib.sha256(source.encode()).hexdigest()[:16]
+    """A hash of the module's code (its AST), not of its layout: a module rendered by astor
+    and the same module rendered by ast.unparse (the fallback, which a thread took now and
+    then under load in CI, for reasons not found) name one file. Text that does not parse
+    hashes as itself, so it matches no name."""
+    try:
+        canonical = ast.dump(ast.parse(source))
+    except (SyntaxError, ValueError):
+        canonical = source
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
 def write_module(stem: str, source: str) -> Path:

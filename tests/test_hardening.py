@@ -1133,3 +1133,24 @@ def test_offsets_past_2_31_and_int32_at_the_edge_on_the_gpu():
     assert got[-64:].tolist() == list(range(1, 65)) and got[:8].tolist() == [1] * 8
     del got, big, edge
     torch.cuda.empty_cache()
+
+
+def test_a_module_rendered_by_astor_or_by_unparse_names_one_cache_file(device):
+    """The cache names a module by its code, not its layout: the two renderers agree on the
+    name (a thread that fell back to ast.unparse under load once gave one kernel two files),
+    while any change to the code still gives a new name."""
+    from tritonize.passes.render import render
+
+    fn = make_salted(random.random())
+    path = fn.source_path(torch.arange(4.0, device=device))
+    text = path.read_text()
+    plain = render(ast.parse(text), use_astor=False)
+    assert plain != text or render_uses_unparse()
+    assert cache.content_hash(plain) == cache.content_hash(text) and path.stem.endswith(cache.content_hash(plain))
+    assert cache.content_hash(text + "\nlaunch = None\n") != cache.content_hash(text)
+    assert cache.content_hash(text.replace("* ", "+ ", 1)) != cache.content_hash(text)
+
+
+def render_uses_unparse() -> bool:
+    from tritonize.passes import render as render_module
+    return render_module.astor is None
