@@ -492,32 +492,28 @@ class LaunchRecipe:
 
     def steady_call(self, sample):
         """`call` for a proven launcher: one closure doing only what this recipe needs
-        (`sample`: the input tensors of a call it serves)."""
-        fast, tail, positions = self.fast, self.tail, self.tensor_positions
+        (`sample`: the input tensors of a call it serves). With no numbers among them, the
+        arguments are the kernel's tensors, in order."""
+        fast, tail = self.fast, self.tail
         if self.numel == 0 or self.scalar_positions or not self.single:
             return self.__call__
         like, allocate = self.allocator(sample)
-        if self.fast_kind == "direct" and positions == tuple(range(len(positions))) and like is not None:
+        if self.fast_kind == "direct" and like is not None:
             empty_like = torch.empty_like
 
             def call(args):  # the commonest call, with nothing in between: same-layout inputs
                 out = empty_like(args[like])
                 fast(*[a.data_ptr() for a in args], out.data_ptr(), *tail)
                 return out
-        elif self.fast_kind == "direct" and positions == tuple(range(len(positions))):
+        elif self.fast_kind == "direct":
             def call(args):
                 out = allocate(args)
                 fast(*[a.data_ptr() for a in args], out.data_ptr(), *tail)
                 return out
-        elif self.fast_kind == "direct":
-            def call(args):
-                out = allocate(args)
-                fast(*[args[i].data_ptr() for i in positions], out.data_ptr(), *tail)
-                return out
         else:
             def call(args):
                 out = allocate(args)
-                fast(*[args[i] for i in positions], out, *tail)
+                fast(*args, out, *tail)
                 return out
         return call
 
