@@ -4,7 +4,6 @@ comment markers become `# ...` lines. Changes no code."""
 from __future__ import annotations
 
 import ast
-import threading
 import warnings
 
 from tritonize.passes.ast_tools import COMMENT_MARKER
@@ -17,23 +16,17 @@ try:
 except ImportError:  # pragma: no cover - astor is a dependency, but the fallback must work
     astor = None
 
-# warnings.catch_warnings swaps process-wide state, and astor keeps some of its own: two
-# threads rendering at once made one of them fall back to ast.unparse, so one kernel got two
-# texts (and two cache files)
-_RENDER_LOCK = threading.Lock()
-
 
 def render(tree: ast.Module, use_astor: bool = True) -> str:
     source = None
     if use_astor and astor is not None:
-        with _RENDER_LOCK:
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", DeprecationWarning)
-                    source = astor.to_source(tree, pretty_source=_wrap_at_100)
-                ast.parse(source)
-            except Exception:  # astor does not know every node of every Python version
-                source = None
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                source = astor.to_source(tree, pretty_source=_wrap_at_100)
+            ast.parse(source)
+        except Exception:  # astor does not know every node of every Python version
+            source = None
     if source is None:
         source = ast.unparse(tree) + "\n"
     return _comments_to_lines(source)
