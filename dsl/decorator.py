@@ -27,9 +27,6 @@ __version__ = "0.1.0"
 # Triton's interpreter patches triton.language globally while a kernel runs
 _INTERPRETER_LOCK = threading.Lock()
 
-CUDA_BLOCK, CUDA_WARPS = 1024, 4
-CPU_MAX_BLOCK = 4096
-
 
 class PointwiseFunction:
     """A scalar function compiled to element-wise Triton kernels; call it on tensors or numbers."""
@@ -245,9 +242,10 @@ class PointwiseFunction:
         tile = call.choose_tile(sizes, merged[:len(inputs)])
         if tile is not None:  # which operands (inputs, then outputs) see the dims after p as one run
             tile = (*tile, tuple(call.runs_together(sizes, strides, tile[0]) for strides in merged))
-        block = self._block(device, sizes) if tile is None else math.prod(call.tile_blocks(sizes, tile))
-        index_dtype = torch.int32 if call.fits_int32(sizes, merged, block) else torch.int64
-        plan = call.CallPlan(shape, device, vtypes, kernel_values, inputs, outputs, tuple(sizes), index_dtype, block)
+        blocks, warps = call.launch_shape(device, tuple(sizes), tile)
+        index_dtype = torch.int32 if call.fits_int32(sizes, merged, math.prod(blocks)) else torch.int64
+        plan = call.CallPlan(shape, device, vtypes, kernel_values, inputs, outputs, tuple(sizes), index_dtype,
+                             blocks, warps)
         spec = Specialization(
             params=tuple(ParamSpec(p, vtypes[p]) for p in self._params),
             out_dtypes=tuple(o.tensor.dtype for o in outputs),
@@ -302,18 +300,6 @@ class PointwiseFunction:
                                    f"{self.num_outputs} tensors, got {count}")
         return list(out)
 
-    @staticmethod
-    def _block(device, sizes) -> int:
-        if device.type == "cuda":
-            # benchmarks/tune.py on an H200: blocks of 2048 over 16-bit operands lift light ops
-            # by 2-4% of copy but cost a sin/cos op with two outputs 25% (register pressure);
-            # 1024 with 4 warps is never far from the best
-            return CUDA_BLOCK
-        numel = 1
-        for n in sizes:
-            numel *= n
-        return min(CPU_MAX_BLOCK, max(16, 1 << (numel - 1).bit_length()))
-
     # -- generation and launch ----------------------------------------------------------------
 
     def module_for(self, spec: Specialization):
@@ -343,18 +329,17 @@ class PointwiseFunction:
         tensor_params = [p for p in spec.params if p.is_tensor]
         strides = [tuple(o.strides) for o, p in zip(plan.inputs, tensor_params) if spec.has_strides(p)]
         strides += [tuple(o.strides) for o in plan.outputs]
+        blocks = plan.blocks
         if spec.tile:
-            blocks = call.tile_blocks(plan.sizes, spec.tile)
             grid = (call.tile_grid(plan.sizes, spec.tile, blocks),)
         else:
-            blocks = (plan.block,)
             grid = ((plan.numel + blocks[0] - 1) // blocks[0],)
         recipe = LaunchRecipe(
             launch=module.launch if module is not None else None,
             tensor_positions=tuple(self._params.index(p.name) for p in tensor_params),
             scalar_positions=tuple(self._params.index(p.name) for p in spec.params if not p.is_tensor),
             strides=tuple(strides), sizes=plan.sizes, numel=plan.numel,
-            grid=grid, blocks=blocks, tiled=spec.tile is not None, device=plan.device,
+            grid=grid, blocks=blocks, warps=plan.warps, tiled=spec.tile is not None, device=plan.device,
             out_shape=plan.shape, out_strides=tuple(plan.outputs[0].tensor.stride()) if plan.outputs else (),
             out_dtypes=spec.out_dtypes, single=self.num_outputs == 1,
             scalar_types=tuple(self._ctx.scalar_annotations.get(p.name) for p in spec.params if not p.is_tensor),
@@ -419,7 +404,6 @@ class LaunchRecipe:
     def __init__(self, **fields):
         self.__dict__.update(fields)
         self.cuda = self.device.type == "cuda"
-        self.warps = CUDA_WARPS if self.cuda else 1
         # the kernel's parameters after the pointers and numbers, flat, as Triton binds them
         self.tail = (*[s for strides in self.strides for s in strides],
                      *(self.sizes if self.tiled else self.sizes[1:]), self.numel, *self.blocks)

@@ -240,12 +240,14 @@ def _layout_note(plan, tensor, given) -> str:
 def _runs_on(plan, spec) -> str:
     launch = ""
     if plan.numel > 0 and spec.tile:
-        blocks = call.tile_blocks(plan.sizes, spec.tile)
+        blocks = plan.blocks
         launch = f"; tiles of {' x '.join(map(str, blocks))}, grid ({call.tile_grid(plan.sizes, spec.tile, blocks)},)"
     elif plan.numel > 0:
-        launch = f"; BLOCK {plan.block}, grid ({(plan.numel + plan.block - 1) // plan.block},)"
+        block = plan.blocks[0]
+        launch = f"; BLOCK {block}, grid ({(plan.numel + block - 1) // block},)"
     if plan.device.type == "cuda":
-        return f"{plan.device}, compiled by Triton (at the first launch of this specialization){launch}"
+        return (f"{plan.device}, compiled by Triton (at the first launch of this specialization){launch}, "
+                f"{plan.warps} warps")
     return f"the CPU, through Triton's interpreter{launch}"
 
 
