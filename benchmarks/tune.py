@@ -1,8 +1,9 @@
-"""Launch-configuration sweep for one op on contiguous inputs: the kernel tritonize generates,
-launched with other block sizes, warp counts and libdevice flush-to-zero settings, beside
-torch eager. What decides CUDA_BLOCK / CUDA_WARPS and the ftz choice in dsl/decorator.py.
+"""Launch-shape sweep: the kernel tritonize generates for an op and a layout case, launched
+with other block sizes (tile edges for tiled kernels) and warp counts, beside torch eager,
+optionally torch.compile, and a plain device copy of the same number of bytes. What decides
+`tritonize.call.launch_shape`.
 
-    python -m benchmarks.tune gelu bfloat16 27
+    python -m benchmarks.tune add --cases contiguous,"row broadcast" --dtypes float32 --exponents 20,24
 """
 from __future__ import annotations
 
@@ -10,57 +11,65 @@ import argparse
 
 import torch
 
-from benchmarks.cases import OPS, make_inputs
-from benchmarks.run import copy_bandwidth, median_us
+from benchmarks.cases import CASES, OPS, bytes_moved, make_inputs
+from benchmarks.run import check, copy_bandwidth, median_us, same_bytes_copy
+from tritonize import call
 
-CONFIGS = [(1024, 4), (2048, 4), (2048, 8), (4096, 8), (4096, 16), (512, 4), (1024, 8)]
+FLAT_CONFIGS = [((1024,), 4), ((512,), 4), ((256,), 2), ((1024,), 8), ((2048,), 4), ((2048,), 8), ((4096,), 8)]
+TILE_CONFIGS = [((64, 64), 4), ((32, 32), 4), ((32, 64), 4), ((64, 32), 4), ((64, 64), 8), ((32, 128), 4),
+                ((128, 32), 4), ((64, 128), 8), ((128, 64), 8)]
 
 
-def sweep(name: str, dtype: torch.dtype, exponent: int, copy_bw: float):
+def sweep(name: str, case: str, dtype: torch.dtype, exponent: int, copy_bw: float, compiled: bool):
     op = OPS[name]
-    inputs = make_inputs("contiguous", 2**exponent, op.arity, dtype, "cuda", op.bool_first)
+    inputs = make_inputs(case, 2**exponent, op.arity, dtype, "cuda", op.bool_first)
     fn = op.ours
-    plan, spec = fn.plan(inputs, {}, None, positional=True)
-    assert spec.tile is None and spec.rank == 1, "the sweep covers flat (rank-1) kernels"
-    module = fn.module_for(spec)[0]
-    kernel = next(getattr(module, n) for n in dir(module) if n.endswith("_kernel") and hasattr(module, n))
-    outputs = [o.tensor for o in plan.outputs]
-    strides = [s for o in plan.inputs + plan.outputs for s in o.strides]
-    args = [o.tensor for o in plan.inputs] + outputs + strides + [plan.numel]
     reference = op.eager(*inputs)
-    moved = sum(t.numel() * t.element_size() for t in inputs) + sum(o.numel() * o.element_size() for o in outputs)
+    outputs = reference if isinstance(reference, tuple) else (reference,)
+    moved = bytes_moved(inputs, outputs)
+    plan, spec = fn.plan(fn._positional(tuple(inputs), {}), {}, None, positional=True)
     eager_us = median_us(lambda: op.eager(*inputs))
-    print(f"{name} {dtype} 2^{exponent}: eager {eager_us:.1f} us ({moved / eager_us / 1e3 / copy_bw:.0%} copy)")
-    for ftz in (False, True):
-        for block, warps in CONFIGS:
-            grid = (triton_cdiv(plan.numel, block),)
-
-            def launch():
-                kernel[grid](*args, BLOCK=block, num_warps=warps, enable_reflect_ftz=ftz)
-            launch()
-            torch.testing.assert_close(outputs[0].float(), (reference[0] if isinstance(reference, tuple)
-                                                            else reference).float(), rtol=2e-2, atol=2e-2)
-            us = median_us(launch)
-            print(f"  ftz={ftz!s:5} BLOCK={block:5d} warps={warps:2d}: {us:8.1f} us "
-                  f"{moved / us / 1e3:7.0f} GB/s ({moved / us / 1e3 / copy_bw:.0%} copy, "
-                  f"{eager_us / us:.2f}x eager)")
-
-
-def triton_cdiv(a: int, b: int) -> int:
-    return (a + b - 1) // b
+    copy_us = median_us(same_bytes_copy(moved, "cuda"))
+    line = (f"{name} | {case} | {str(dtype)[6:]} | 2^{exponent} | rank {spec.rank}"
+            f"{' tiled' if spec.tile else ''}: copy of the same bytes {copy_us:.1f} us "
+            f"({moved / copy_us / 1e3 / copy_bw:.0%} of peak copy), eager {eager_us:.1f} us")
+    if compiled:
+        function = torch.compile(op.eager)
+        check(name + " (torch.compile)", function(*inputs), reference, dtype)
+        line += f", torch.compile {median_us(lambda: function(*inputs)):.1f} us"
+    print(line, flush=True)
+    default = (plan.blocks, plan.warps)
+    for blocks, warps in [default] + [c for c in (TILE_CONFIGS if spec.tile else FLAT_CONFIGS) if c != default]:
+        call.LAUNCH_SHAPE_OVERRIDE = lambda sizes, tile: (blocks, warps)  # noqa: B023
+        fn._recipes.clear()
+        try:
+            check(name, fn(*inputs), reference, dtype)
+            us = median_us(lambda: fn(*inputs))
+        finally:
+            call.LAUNCH_SHAPE_OVERRIDE = None
+            fn._recipes.clear()
+        label = "default" if (blocks, warps) == default else ""
+        print(f"  {label:7} blocks {'x'.join(map(str, blocks)):>7} warps {warps:2d}: {us:8.1f} us "
+              f"{moved / us / 1e3:6.0f} GB/s ({moved / us / 1e3 / copy_bw:4.0%} of peak copy, "
+              f"{copy_us / us:4.0%} of same-size copy, {eager_us / us:.2f}x eager)", flush=True)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("ops", nargs="*", default=["gelu", "silu", "add"])
-    parser.add_argument("--dtypes", default="bfloat16,float16,float32")
-    parser.add_argument("--exponent", type=int, default=26)
+    parser.add_argument("ops", nargs="*", default=["add"])
+    parser.add_argument("--cases", default="contiguous", help=f"comma-separated, from {CASES}")
+    parser.add_argument("--dtypes", default="float32")
+    parser.add_argument("--exponents", default="24")
+    parser.add_argument("--compile", action="store_true", help="also time torch.compile")
     args = parser.parse_args(argv)
+    torch._dynamo.config.cache_size_limit = 256
     copy_bw = copy_bandwidth("cuda") / 1e9
-    print(f"copy {copy_bw:.0f} GB/s")
+    print(f"peak copy {copy_bw:.0f} GB/s (best of 2^26..2^28 fp32)", flush=True)
     for name in args.ops:
-        for dtype in args.dtypes.split(","):
-            sweep(name, getattr(torch, dtype), args.exponent, copy_bw)
+        for case in args.cases.split(","):
+            for dtype in args.dtypes.split(","):
+                for exponent in map(int, args.exponents.split(",")):
+                    sweep(name, case, getattr(torch, dtype), exponent, copy_bw, args.compile)
 
 
 if __name__ == "__main__":
