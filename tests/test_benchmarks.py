@@ -1,0 +1,78 @@
+"""The benchmark suite's CPU-checkable parts: every benchmarked op agrees with its eager
+twin on every layout case, a row's columns follow from its timings, and the launch-shape
+override benchmarks/tune.py sweeps with."""
+import pytest
+import torch
+
+from benchmarks import run
+from benchmarks.cases import CASES, OPS, bytes_moved, make_inputs
+from tritonize import call
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("name", list(OPS))
+def test_benchmarked_op_matches_eager(name, case):
+    op = OPS[name]
+    inputs = make_inputs(case, 2**12, op.arity, torch.float32, "cpu", op.bool_first)
+    run.check(name, op.ours(*inputs), op.eager(*inputs), torch.float32)
+
+
+def test_bytes_moved_counts_a_broadcast_input_once():
+    inputs = make_inputs("row broadcast", 2**12, 2, torch.float32, "cpu")
+    out = inputs[0] + inputs[1]
+    assert bytes_moved(inputs, [out]) == (2 * 2**12 + 1024) * 4
+    strided = make_inputs("strided slices", 2**12, 1, torch.float32, "cpu")
+    assert bytes_moved(strided, [strided[0].clone()]) == 2 * 2**12 * 4
+
+
+def test_row_takes_the_best_round_and_derives_its_columns(monkeypatch):
+    """measure_row with do_bench replaced by a clock that answers per system and round: the
+    row keeps each system's best round, and its ratios and fractions follow from those."""
+    times = {"ours": [9.0, 8.0, 8.5], "eager": [10.0, 12.0, 11.0], "comp": [16.0, 16.0, 15.0],
+             "copy": [7.0, 7.5, 6.0]}
+    timed = []
+
+    def fake_median_us(fn):
+        label = fn()
+        timed.append(label)
+        return times[label][timed.count(label) - 1]
+
+    # every callable names itself; the correctness check is the other tests' business
+    monkeypatch.setitem(OPS, "add", OPS["add"]._replace(ours=lambda *a: "ours", eager=lambda *a: "eager"))
+    monkeypatch.setattr(run, "median_us", fake_median_us)
+    monkeypatch.setattr(run, "same_bytes_copy", lambda moved, device: lambda: "copy")
+    monkeypatch.setattr(run, "check", lambda *a: None)
+    row = run.measure_row("add", "contiguous", torch.float32, 12, lambda name: lambda *a: "comp",
+                          copy_bw=4e12, device="cpu")
+    assert sorted(set(timed)) == ["comp", "copy", "eager", "ours"] and len(timed) == 4 * run.ROUNDS
+    assert timed[:4] != timed[4:8]  # the rounds take the systems in turn, not always in one order
+    assert (row["tritonize us"], row["eager us"], row["torch.compile us"], row["same-size copy us"]) == \
+        (8.0, 10.0, 15.0, 6.0)
+    assert row["bytes"] == 2 * 2**12 * 4  # the inputs (the stand-in outputs are not tensors)
+    assert row["vs eager"] == pytest.approx(10.0 / 8.0)
+    assert row["vs torch.compile"] == pytest.approx(15.0 / 8.0)
+    assert row["tritonize % same-size copy"] == pytest.approx(100 * 6.0 / 8.0)
+    assert row["tritonize % copy"] == pytest.approx(100 * row["bytes"] / 8e-6 / 4e12)
+
+
+def test_markdown_has_every_row_and_column(tmp_path):
+    rows = [{"op": "add", "case": case, "dtype": "float32", "numel": 2**24, "bytes": 3 * 2**26,
+             "tritonize us": 50.0, "eager us": 51.0, "torch.compile us": 80.0, "same-size copy us": 49.0,
+             "tritonize GB/s": 4000.0, "tritonize % copy": 94.0, "tritonize % same-size copy": 98.0,
+             "vs eager": 1.02, "vs torch.compile": 1.6} for case in CASES]
+    results = {"gpu": "GPU", "torch": "t", "triton": "tr", "tritonize": "0", "date": "d", "command": "c",
+               "copy GB/s": 4250.0, "rows": rows}
+    path = tmp_path / "latest.md"
+    run.write_markdown(results, path)
+    table = [line for line in path.read_text().splitlines() if line.startswith("| add |")]
+    assert len(table) == len(CASES)
+    assert all(line.count("|") == 14 and "| 49.0 |" in line and "| 98% |" in line for line in table)
+
+
+def test_launch_shape_override_and_cpu_rule(monkeypatch):
+    cpu = torch.device("cpu")
+    assert call.launch_shape(cpu, (3000,), None) == ((4096,), 1)
+    assert call.launch_shape(cpu, (10,), None) == ((16,), 1)
+    assert call.launch_shape(cpu, (128, 128), (0, 1, ())) == (call.tile_blocks((128, 128), (0, 1, ())), 1)
+    monkeypatch.setattr(call, "LAUNCH_SHAPE_OVERRIDE", lambda sizes, tile: ((256,), 2))
+    assert call.launch_shape(cpu, (3000,), None) == ((256,), 2)
