@@ -321,8 +321,8 @@ def launch_shape(device: torch.device, sizes: tuple, tile) -> tuple[tuple, int]:
         return tile_blocks(sizes, tile), CUDA_WARPS if device.type == "cuda" else 1
     if device.type == "cuda":
         # benchmarks/tune.py on an H100 and an H200, 2^20..2^27 elements: 1024 with 4 warps is
-        # within noise of the best for light ops; blocks of 2048 lift 16-bit gelu by 3-7% but
-        # cost a sin/cos op with two outputs 25% (register pressure)
+        # within noise of the best for light ops; blocks of 2048 lift 16-bit gelu by 5-7% but
+        # cost a sin/cos op with two outputs 23-40% (register pressure)
         return (CUDA_BLOCK,), CUDA_WARPS
     return (min(CPU_MAX_BLOCK, max(16, _next_power_of_two(math.prod(sizes)))),), 1
 
@@ -336,6 +336,13 @@ def tile_blocks(sizes: list, tile) -> tuple:
     block1 = min(_next_power_of_two(inner), max(64, 4096 // block0))
     block0 = min(_next_power_of_two(sizes[p]), max(block0, 4096 // block1))
     return block0, block1
+
+
+def launch_grid(plan: CallPlan, tile) -> int:
+    """Programs in the plan's launch: its tiles, or BLOCK-sized runs of its elements."""
+    if tile:
+        return tile_grid(plan.sizes, tile, plan.blocks)
+    return -(-plan.numel // plan.blocks[0])
 
 
 def tile_grid(sizes: list, tile, blocks) -> int:

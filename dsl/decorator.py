@@ -329,17 +329,13 @@ class PointwiseFunction:
         tensor_params = [p for p in spec.params if p.is_tensor]
         strides = [tuple(o.strides) for o, p in zip(plan.inputs, tensor_params) if spec.has_strides(p)]
         strides += [tuple(o.strides) for o in plan.outputs]
-        blocks = plan.blocks
-        if spec.tile:
-            grid = (call.tile_grid(plan.sizes, spec.tile, blocks),)
-        else:
-            grid = ((plan.numel + blocks[0] - 1) // blocks[0],)
+        grid = (call.launch_grid(plan, spec.tile),)
         recipe = LaunchRecipe(
             launch=module.launch if module is not None else None,
             tensor_positions=tuple(self._params.index(p.name) for p in tensor_params),
             scalar_positions=tuple(self._params.index(p.name) for p in spec.params if not p.is_tensor),
             strides=tuple(strides), sizes=plan.sizes, numel=plan.numel,
-            grid=grid, blocks=blocks, warps=plan.warps, tiled=spec.tile is not None, device=plan.device,
+            grid=grid, blocks=plan.blocks, warps=plan.warps, tiled=spec.tile is not None, device=plan.device,
             out_shape=plan.shape, out_strides=tuple(plan.outputs[0].tensor.stride()) if plan.outputs else (),
             out_dtypes=spec.out_dtypes, single=self.num_outputs == 1,
             scalar_types=tuple(self._ctx.scalar_annotations.get(p.name) for p in spec.params if not p.is_tensor),

@@ -239,12 +239,9 @@ def _layout_note(plan, tensor, given) -> str:
 
 def _runs_on(plan, spec) -> str:
     launch = ""
-    if plan.numel > 0 and spec.tile:
-        blocks = plan.blocks
-        launch = f"; tiles of {' x '.join(map(str, blocks))}, grid ({call.tile_grid(plan.sizes, spec.tile, blocks)},)"
-    elif plan.numel > 0:
-        block = plan.blocks[0]
-        launch = f"; BLOCK {block}, grid ({(plan.numel + block - 1) // block},)"
+    if plan.numel > 0:
+        edges = f"tiles of {' x '.join(map(str, plan.blocks))}" if spec.tile else f"BLOCK {plan.blocks[0]}"
+        launch = f"; {edges}, grid ({call.launch_grid(plan, spec.tile)},)"
     if plan.device.type == "cuda":
         return (f"{plan.device}, compiled by Triton (at the first launch of this specialization){launch}, "
                 f"{plan.warps} warps")
