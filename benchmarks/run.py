@@ -44,6 +44,30 @@ def median_us(fn) -> float:
     return do_bench(fn, warmup=10, rep=40, return_mode="median") * 1e3
 
 
+# a CUDA graph's launches rotate over input sets of this many bytes in all: well over an H100's
+# or H200's L2 (50-60 MiB), so that each launch reads from device memory
+ROTATE_BYTES = 256 * 2**20
+
+
+def rotating_sets(moved: int) -> int:
+    """How many input sets of `moved` bytes a CUDA graph rotates over (see graph_us)."""
+    return max(1, -(-ROTATE_BYTES // moved))
+
+
+def graph_us(calls) -> float:
+    """Microseconds per launch of a CUDA graph that makes each of `calls` once, in turn (each on
+    its own inputs, see rotating_sets). Precise where a single launch is not: the CUDA event's
+    ~0.5 us resolution averages away, and no host time is measured."""
+    for fn in calls:
+        fn()
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for fn in calls:
+            fn()
+    return do_bench(graph.replay, warmup=5, rep=50, return_mode="median") * 1e3 / len(calls)
+
+
 def copy_bandwidth(device) -> float:
     """Bytes read + written per second by a plain device copy, the roofline of a pointwise op."""
     best = 0.0
