@@ -8,6 +8,7 @@ below compare strides by magnitude where their sign does not matter.
 """
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from dataclasses import dataclass
@@ -303,13 +304,17 @@ def runs_together(sizes: list, strides: list, p: int) -> bool:
 
 
 CUDA_BLOCK, CUDA_WARPS = 1024, 4
+# the flat block for costly math (exp, erf, sin, ...) when every element fits in one wave of the
+# device's threads at 4 elements per thread (see launch_shape)
+CUDA_SMALL_COSTLY_BLOCK = 512
 CPU_MAX_BLOCK = 4096
 # benchmarks/tune.py sets this to sweep launch shapes: (sizes, tile) -> (blocks, warps) or None
 LAUNCH_SHAPE_OVERRIDE = None
 
 
-def launch_shape(device: torch.device, sizes: tuple, tile) -> tuple[tuple, int]:
-    """(blocks, warps) of a launch: BLOCK for a flat walk or the tile's edges, and num_warps."""
+def launch_shape(device: torch.device, sizes: tuple, tile, costly_math: bool = False) -> tuple[tuple, int]:
+    """(blocks, warps) of a launch: BLOCK for a flat walk or the tile's edges, and num_warps.
+    `costly_math`: the kernel calls exp, erf, sin, ... (math_table's costly rows)."""
     if LAUNCH_SHAPE_OVERRIDE is not None:
         chosen = LAUNCH_SHAPE_OVERRIDE(sizes, tile)
         if chosen is not None:
@@ -322,9 +327,22 @@ def launch_shape(device: torch.device, sizes: tuple, tile) -> tuple[tuple, int]:
     if device.type == "cuda":
         # benchmarks/tune.py on an H100 and an H200, 2^20..2^27 elements: 1024 with 4 warps is
         # within noise of the best for light ops; blocks of 2048 lift 16-bit gelu by 5-7% but
-        # cost a sin/cos op with two outputs 23-40% (register pressure)
+        # cost a sin/cos op with two outputs 23-40% (register pressure). Timed as CUDA graphs
+        # (`tune.py --graph`, H200, 2^16..2^21): where the elements fit in one wave of the
+        # device's threads at 4 per thread (up to ~2^20 on 132 SMs), blocks of 512 lift kernels
+        # with costly math 2-16% (twice the threads share the math) and cost light ones 0-2%;
+        # one size up they cost everything 1-12%.
+        if costly_math and math.prod(sizes) <= 4 * device_threads(device):
+            return (CUDA_SMALL_COSTLY_BLOCK,), CUDA_WARPS
         return (CUDA_BLOCK,), CUDA_WARPS
     return (min(CPU_MAX_BLOCK, max(16, _next_power_of_two(math.prod(sizes)))),), 1
+
+
+@functools.lru_cache(maxsize=None)
+def device_threads(device: torch.device) -> int:
+    """Threads the device runs at once: its multiprocessors times the threads each holds."""
+    properties = torch.cuda.get_device_properties(device)
+    return properties.multi_processor_count * properties.max_threads_per_multi_processor
 
 
 def tile_blocks(sizes: list, tile) -> tuple:

@@ -18,6 +18,7 @@ from tritonize.launch import direct_launcher
 from tritonize.errors import ArgumentCountError, CallError, OutArgumentError, UnsupportedSyntax
 from tritonize.passes import (ParamSpec, Specialization, derive_backward, generate_module, infer_output_types,
                               run_frontend)
+from tritonize.passes.math_table import calls_costly_math
 from tritonize.passes.type_rules import PYTHON, SHORT_NAMES
 from tritonize.promotion import normalize, output_dtype
 from tritonize.view import StridedView
@@ -54,6 +55,7 @@ class PointwiseFunction:
 
     def _setup(self, ctx, promotion, signature):
         self._ctx = ctx
+        self._costly_math = calls_costly_math(ctx.tree)  # chooses the launch shape of small calls
         self._params = list(ctx.params)
         self.num_outputs = ctx.num_outputs
         self.promotion = normalize(promotion, self.num_outputs, self._params, ctx.function_name)
@@ -242,7 +244,7 @@ class PointwiseFunction:
         tile = call.choose_tile(sizes, merged[:len(inputs)])
         if tile is not None:  # which operands (inputs, then outputs) see the dims after p as one run
             tile = (*tile, tuple(call.runs_together(sizes, strides, tile[0]) for strides in merged))
-        blocks, warps = call.launch_shape(device, tuple(sizes), tile)
+        blocks, warps = call.launch_shape(device, tuple(sizes), tile, self._costly_math)
         index_dtype = torch.int32 if call.fits_int32(sizes, merged, math.prod(blocks)) else torch.int64
         plan = call.CallPlan(shape, device, vtypes, kernel_values, inputs, outputs, tuple(sizes), index_dtype,
                              blocks, warps)

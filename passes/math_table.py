@@ -12,11 +12,17 @@ generated module. `kind` says how argument and result dtypes are chosen:
 - "bool":  arguments promote to a float dtype, the result is bool (isnan, ...)
 - "same":  integer arguments pass through unchanged (floor, ceil, trunc of an int)
 - "ldexp": first argument float, second integer
+
+`costly` marks the rows that are many instructions per element (libdevice's exp, erf, sin, ...)
+rather than one or two (fabs, floor, comparisons): what `call.launch_shape` asks of a kernel.
 """
 from __future__ import annotations
 
+import ast
 import math
 from typing import NamedTuple
+
+from tritonize.passes.ast_tools import is_math_call, math_name
 
 
 class MathFn(NamedTuple):
@@ -24,10 +30,11 @@ class MathFn(NamedTuple):
     kind: str
     cuda: str
     portable: str
+    costly: bool
 
 
-def _f(arity, cuda, portable, kind="float"):
-    return MathFn(arity, kind, cuda, portable)
+def _f(arity, cuda, portable, kind="float", costly=True):
+    return MathFn(arity, kind, cuda, portable, costly)
 
 
 MATH_TABLE: dict[str, MathFn] = {
@@ -61,21 +68,21 @@ MATH_TABLE: dict[str, MathFn] = {
     # also the derivative of lgamma; libdevice has none, so CUDA runs the portable composite too
     # (compiled as a @triton.jit helper, in float64)
     "digamma": _f(1, "portable_digamma(a)", "portable_digamma(a)"),
-    "fabs": _f(1, "tl.abs(a)", "tl.abs(a)"),
-    "floor": _f(1, "libdevice.floor(a)", "tl.floor(a)", kind="same"),
-    "ceil": _f(1, "libdevice.ceil(a)", "tl.ceil(a)", kind="same"),
-    "trunc": _f(1, "libdevice.trunc(a)", "portable_trunc(a)", kind="same"),
-    "copysign": _f(2, "libdevice.copysign(a, b)", "portable_copysign(a, b)"),
+    "fabs": _f(1, "tl.abs(a)", "tl.abs(a)", costly=False),
+    "floor": _f(1, "libdevice.floor(a)", "tl.floor(a)", kind="same", costly=False),
+    "ceil": _f(1, "libdevice.ceil(a)", "tl.ceil(a)", kind="same", costly=False),
+    "trunc": _f(1, "libdevice.trunc(a)", "portable_trunc(a)", kind="same", costly=False),
+    "copysign": _f(2, "libdevice.copysign(a, b)", "portable_copysign(a, b)", costly=False),
     "fmod": _f(2, "libdevice.fmod(a, b)", "portable_fmod(a, b)"),
     "hypot": _f(2, "libdevice.hypot(a, b)", "portable_hypot(a, b)"),
     "pow": _f(2, "libdevice.pow(a, b)", "portable_pow(a, b)"),
     "nextafter": _f(2, "libdevice.nextafter(a, b)", "portable_nextafter(a, b)"),
-    "degrees": _f(1, "a * 57.29577951308232", "a * 57.29577951308232"),
-    "radians": _f(1, "a * 0.017453292519943295", "a * 0.017453292519943295"),
+    "degrees": _f(1, "a * 57.29577951308232", "a * 57.29577951308232", costly=False),
+    "radians": _f(1, "a * 0.017453292519943295", "a * 0.017453292519943295", costly=False),
     # exact comparisons: the same on both columns
-    "isnan": _f(1, "a != a", "a != a", kind="bool"),
-    "isinf": _f(1, "tl.abs(a) == float('inf')", "tl.abs(a) == float('inf')", kind="bool"),
-    "isfinite": _f(1, "tl.abs(a) < float('inf')", "tl.abs(a) < float('inf')", kind="bool"),
+    "isnan": _f(1, "a != a", "a != a", kind="bool", costly=False),
+    "isinf": _f(1, "tl.abs(a) == float('inf')", "tl.abs(a) == float('inf')", kind="bool", costly=False),
+    "isfinite": _f(1, "tl.abs(a) < float('inf')", "tl.abs(a) < float('inf')", kind="bool", costly=False),
     "ldexp": _f(2, "libdevice.ldexp(a, b)", "portable_ldexp(a, b)", kind="ldexp"),
 }
 
@@ -86,6 +93,27 @@ MATH_CONSTANTS = {
     "inf": float("inf"),
     "nan": float("nan"),
 }
+
+
+# `**` exponents that lower_to_triton.power_by_constant turns into products, sqrt or a division
+CHEAP_EXPONENTS = {0, 1, 2, 3, 4, 0.5, -0.5, -1, -2}
+
+
+def calls_costly_math(tree: ast.AST) -> bool:
+    """Does this (inlined) function call a costly math row, or `**` with an exponent other than
+    a literal of CHEAP_EXPONENTS (a pow call, or for integers a square-and-multiply loop)?"""
+    for node in ast.walk(tree):
+        if is_math_call(node) and MATH_TABLE[math_name(node)].costly:
+            return True
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) and _literal(node.right) not in CHEAP_EXPONENTS:
+            return True
+    return False
+
+
+def _literal(node: ast.AST):
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        return -node.operand.value
+    return node.value if isinstance(node, ast.Constant) else None
 
 
 def public_name(fname: str) -> str:

@@ -76,3 +76,31 @@ def test_launch_shape_override_and_cpu_rule(monkeypatch):
     assert call.launch_shape(cpu, (128, 128), (0, 1, ())) == (call.tile_blocks((128, 128), (0, 1, ())), 1)
     monkeypatch.setattr(call, "LAUNCH_SHAPE_OVERRIDE", lambda sizes, tile: ((256,), 2))
     assert call.launch_shape(cpu, (3000,), None) == ((256,), 2)
+
+
+def test_cuda_launch_shape_rule(monkeypatch):
+    """Flat CUDA launches take 1024 with 4 warps, and 512 for costly math while every element
+    fits in one wave of the device's threads at 4 per thread; tiles keep their edges."""
+    monkeypatch.setattr(call, "device_threads", lambda device: 132 * 2048)
+    cuda = torch.device("cuda", 0)
+    one_wave = 4 * 132 * 2048
+    assert call.launch_shape(cuda, (2**20,), None, costly_math=True) == ((512,), 4)
+    assert call.launch_shape(cuda, (one_wave,), None, costly_math=True) == ((512,), 4)
+    assert call.launch_shape(cuda, (one_wave + 1,), None, costly_math=True) == ((1024,), 4)
+    assert call.launch_shape(cuda, (1024, 1024), None, costly_math=True) == ((512,), 4)
+    assert call.launch_shape(cuda, (2**21,), None, costly_math=True) == ((1024,), 4)
+    assert call.launch_shape(cuda, (2**20,), None, costly_math=False) == ((1024,), 4)
+    assert call.launch_shape(cuda, (100,), None) == ((1024,), 4)
+    tile = (0, 1, ())
+    assert call.launch_shape(cuda, (1024, 1024), tile, costly_math=True) == (call.tile_blocks((1024, 1024), tile), 4)
+
+
+def test_plan_tells_launch_shape_about_costly_math(monkeypatch):
+    seen = []
+    real = call.launch_shape
+    monkeypatch.setattr(call, "launch_shape", lambda *args: seen.append(args[-1]) or real(*args))
+    x = torch.randn(64)
+    for name, costly in (("add", False), ("gelu", True), ("two outputs (user)", True), ("if_else (user)", False)):
+        fn = OPS[name].ours
+        fn.plan(fn._positional((x,) * OPS[name].arity, {}), {}, None, positional=True)
+        assert seen[-1] is costly, name

@@ -1340,3 +1340,29 @@ def test_render_module_imports_and_runs(device):
     src = f.source(a, b)
     ast.parse(src)
     torch.testing.assert_close(f(a, b), a * 2.5 - b / 4 + 1)
+
+
+def _erf_helper(x):
+    return math.erf(x)
+
+
+@pytest.mark.parametrize("source, costly", [
+    ("def f(x):\n    return x * 2 + 1", False),
+    ("def f(x, y):\n    return abs(x) + math.floor(y) + math.copysign(x, y) + (x if math.isnan(y) else y)", False),
+    ("def f(x):\n    return x ** 2 + x ** -1", False),
+    ("def f(x, y):\n    return x ** y", True),
+    ("def f(x):\n    return x ** 1.5", True),
+    ("def f(x):\n    return x ** 0.5 + x ** -2", False),
+    ("def f(x):\n    return math.exp(x)", True),
+    ("def f(x):\n    return 1 if x > 0 else math.sin(x)", True),
+    ("def f(x):\n    return _erf_helper(x) * 2", True),  # found through the inlined helper
+])
+def test_calls_costly_math(source, costly, tmp_path):
+    from tritonize.passes.math_table import calls_costly_math
+    namespace = {"math": math, "_erf_helper": _erf_helper}
+    path = tmp_path / "costly_case.py"
+    path.write_text(source + "\n")
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    linecache.checkcache(str(path))
+    *_, ctx = run_frontend(namespace["f"])
+    assert calls_costly_math(ctx.tree) is costly
