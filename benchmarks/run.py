@@ -33,6 +33,9 @@ from benchmarks.cases import CASES, OPS, bytes_moved, make_inputs
 
 SYSTEMS = ("tritonize", "eager", "torch.compile")
 ROUNDS = 3
+# rows also timed as CUDA graphs (graph_us): from 2^20, where the targets start, to 2^22, above
+# which the CUDA event's ~0.5 us resolution is under 3% of a kernel
+GRAPH_SIZES = (2**20, 2**22)
 TOLERANCE = {torch.float32: 1e-5, torch.bfloat16: 2e-2, torch.float16: 2e-3}
 
 
@@ -58,6 +61,11 @@ def graph_us(calls) -> float:
     """Microseconds per launch of a CUDA graph that makes each of `calls` once, in turn (each on
     its own inputs, see rotating_sets). Precise where a single launch is not: the CUDA event's
     ~0.5 us resolution averages away, and no host time is measured."""
+    return replay_us(capture(calls))
+
+
+def capture(calls):
+    """A CUDA graph that makes each of `calls` once, in turn, and how many calls it makes."""
     for fn in calls:
         fn()
     torch.cuda.synchronize()
@@ -65,7 +73,12 @@ def graph_us(calls) -> float:
     with torch.cuda.graph(graph):
         for fn in calls:
             fn()
-    return do_bench(graph.replay, warmup=5, rep=50, return_mode="median") * 1e3 / len(calls)
+    return graph, len(calls)
+
+
+def replay_us(captured) -> float:
+    graph, launches = captured
+    return do_bench(graph.replay, warmup=5, rep=50, return_mode="median") * 1e3 / launches
 
 
 def copy_bandwidth(device) -> float:
@@ -133,6 +146,31 @@ def measure_row(name, case, dtype, exponent, compiled, copy_bw, device):
     row["tritonize % same-size copy"] = 100 * best["copy"] / best["tritonize"]
     row["vs eager"] = row["eager us"] / row["tritonize us"]
     row["vs torch.compile"] = row["torch.compile us"] / row["tritonize us"]
+    if GRAPH_SIZES[0] <= numel <= GRAPH_SIZES[1]:
+        row.update(graph_times(op, case, dtype, numel, fn, inputs, moved, device))
+    return row
+
+
+def graph_times(op, case, dtype, numel, compiled_fn, inputs, moved, device) -> dict:
+    """Each system as a CUDA graph of launches on rotating inputs (graph_us), the best of ROUNDS
+    rounds that replay the systems in turn: microseconds per launch to ~0.05 us, and the ratios."""
+    sets = [inputs] + [make_inputs(case, numel, op.arity, dtype, device, op.bool_first)
+                       for _ in range(rotating_sets(moved) - 1)]
+    graphs = {}
+    for system, function in zip(SYSTEMS, (op.ours, op.eager, compiled_fn)):
+        try:
+            graphs[system] = capture([lambda x=x, f=function: f(*x) for x in sets])
+        except Exception as error:  # noqa: BLE001 - a system that cannot be captured gets no graph time
+            log(f"  {system}: no CUDA graph ({type(error).__name__}: {error})")
+    times = dict.fromkeys(SYSTEMS, float("inf"))
+    for round_ in range(ROUNDS):
+        order = list(graphs)[round_ % len(graphs):] + list(graphs)[:round_ % len(graphs)]
+        for system in order:
+            times[system] = min(times[system], replay_us(graphs[system]))
+    times = {system: t if t < float("inf") else float("nan") for system, t in times.items()}
+    row = {f"graph {system} us": times[system] for system in SYSTEMS}
+    row["graph vs eager"] = times["eager"] / times["tritonize"]
+    row["graph vs torch.compile"] = times["torch.compile"] / times["tritonize"]
     return row
 
 
@@ -237,17 +275,21 @@ def write_markdown(results, path):
         lines += [f"First call in a new process: cold caches {first['cold first call s']:.2f} s, "
                   f"warm on-disk caches {first['warm first call s']:.2f} s "
                   f"(import {first['warm import s']:.2f} s).", ""]
-    lines += ["Columns: times in us (best of the rounds' medians); `copy us`: a device copy of the same "
-              "bytes; `% of copy`: of the peak copy bandwidth above; `% of same-size copy`: the copy's "
-              "time over tritonize's.", "",
+    lines += ["Columns: times in us (best of the rounds' medians of single launches, `do_bench`); `copy us`: "
+              "a device copy of the same bytes; `% of copy`: of the peak copy bandwidth above; `% of same-size "
+              "copy`: the copy's time over tritonize's; `vs compile, graphs` (2^20..2^22 only): torch.compile's "
+              "time over tritonize's with both timed as CUDA graphs of launches on rotating inputs, which "
+              "resolve ~0.05 us where a single launch's CUDA events resolve ~0.5 us.", "",
               "| op | case | dtype | elements | tritonize us | eager us | compile us | copy us | tritonize GB/s "
-              "| % of copy | % of same-size copy | vs eager | vs compile |",
-              "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+              "| % of copy | % of same-size copy | vs eager | vs compile | vs compile, graphs |",
+              "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in results["rows"]:
+        graphs = r.get("graph vs torch.compile")
         lines.append(f"| {r['op']} | {r['case']} | {r['dtype']} | 2^{r['numel'].bit_length() - 1} | "
                      f"{r['tritonize us']:.1f} | {r['eager us']:.1f} | {r['torch.compile us']:.1f} | "
                      f"{r['same-size copy us']:.1f} | {r['tritonize GB/s']:.0f} | {r['tritonize % copy']:.0f}% | "
-                     f"{r['tritonize % same-size copy']:.0f}% | {r['vs eager']:.2f}x | {r['vs torch.compile']:.2f}x |")
+                     f"{r['tritonize % same-size copy']:.0f}% | {r['vs eager']:.2f}x | {r['vs torch.compile']:.2f}x | "
+                     f"{'' if graphs is None else f'{graphs:.2f}x'} |")
     path.write_text("\n".join(lines) + "\n")
 
 

@@ -53,6 +53,40 @@ def test_row_takes_the_best_round_and_derives_its_columns(monkeypatch):
     assert row["vs torch.compile"] == pytest.approx(15.0 / 8.0)
     assert row["tritonize % same-size copy"] == pytest.approx(100 * 6.0 / 8.0)
     assert row["tritonize % copy"] == pytest.approx(100 * row["bytes"] / 8e-6 / 4e12)
+    assert not any(key.startswith("graph") for key in row)  # 2^12: below the graph-timed sizes
+
+
+def test_rows_from_2e20_to_2e22_are_also_timed_as_graphs(monkeypatch):
+    """graph_times: each system's graph launches it once on each of several distinct input
+    sets, the replays take turns over the rounds, and the ratios come from the best rounds."""
+    per_round = {"ours": [4.5, 4.0, 4.2], "eager": [6.0, 6.5, 6.1], "comp": [5.2, 5.1, 5.0]}
+    graphs, replayed = {}, []
+
+    def fake_capture(calls):
+        launched = [call() for call in calls]  # (system, id of the first input)
+        graphs[launched[0][0]] = [first for _, first in launched]
+        return launched[0][0]
+
+    def fake_replay_us(system):
+        replayed.append(system)
+        return per_round[system][replayed.count(system) - 1]
+
+    monkeypatch.setitem(OPS, "add", OPS["add"]._replace(ours=lambda *a: ("ours", id(a[0])),
+                                                        eager=lambda *a: ("eager", id(a[0]))))
+    monkeypatch.setattr(run, "median_us", lambda fn: 1.0)
+    monkeypatch.setattr(run, "capture", fake_capture)
+    monkeypatch.setattr(run, "replay_us", fake_replay_us)
+    monkeypatch.setattr(run, "rotating_sets", lambda moved: 3)
+    monkeypatch.setattr(run, "same_bytes_copy", lambda moved, device: lambda: "copy")
+    monkeypatch.setattr(run, "check", lambda *a: None)
+    row = run.measure_row("add", "contiguous", torch.float32, 20, lambda name: lambda *a: ("comp", id(a[0])),
+                          copy_bw=4e12, device="cpu")
+    assert sorted(graphs) == ["comp", "eager", "ours"]
+    assert all(len(set(firsts)) == 3 for firsts in graphs.values())
+    assert len(replayed) == 3 * run.ROUNDS and replayed[:3] != replayed[3:6]  # rounds take turns
+    assert (row["graph tritonize us"], row["graph eager us"], row["graph torch.compile us"]) == (4.0, 6.0, 5.0)
+    assert row["graph vs torch.compile"] == pytest.approx(5.0 / 4.0)
+    assert row["graph vs eager"] == pytest.approx(6.0 / 4.0)
 
 
 def test_markdown_has_every_row_and_column(tmp_path):
@@ -66,7 +100,10 @@ def test_markdown_has_every_row_and_column(tmp_path):
     run.write_markdown(results, path)
     table = [line for line in path.read_text().splitlines() if line.startswith("| add |")]
     assert len(table) == len(CASES)
-    assert all(line.count("|") == 14 and "| 49.0 |" in line and "| 98% |" in line for line in table)
+    assert all(line.count("|") == 15 and "| 49.0 |" in line and "| 98% |" in line for line in table)
+    graphed = dict(rows[0], **{"graph vs torch.compile": 1.23})
+    run.write_markdown(dict(results, rows=[graphed]), path)
+    assert [line for line in path.read_text().splitlines() if line.startswith("| add |")][0].endswith("| 1.23x |")
 
 
 def test_launch_shape_override_and_cpu_rule(monkeypatch):
