@@ -79,14 +79,15 @@ class PointwiseFunction:
 
     # -- calling ------------------------------------------------------------------------------
 
-    def __call__(self, *args, out=None, **kwargs):
-        if out is None and not kwargs and len(args) == self._steady_arity:
+    def __call__(self, *args, **kwargs):
+        if not kwargs and len(args) == self._steady_arity:
             # the steady path: a call like an earlier one is one key, a dict lookup and a launch
             key = _steady_key(args)
             if key is not None:
                 recipe = self._recipes.get(key)
                 if recipe is not None:
                     return recipe.call(args)
+        out = kwargs.pop("out", None)  # a keyword of its own would cost the steady path its parsing
         if torch.compiler.is_compiling() or _traced(args):
             return self._op_call(args, kwargs, out)
         if torch.is_grad_enabled() and _requires_grad(args, kwargs):
@@ -374,20 +375,22 @@ def signature_key(args) -> tuple:
                  if isinstance(a, torch.Tensor) else a.key if type(a) is StridedView else type(a) for a in args)
 
 
+_is_compiling, _is_grad_enabled, _Tensor = torch.compiler.is_compiling, torch.is_grad_enabled, torch.Tensor
+
+
 def _steady_key(args):
     """signature_key of a call that may take the steady path, else None: not under
     torch.compile, no tensor subclass (fake tensors among them), no tensor that autograd
     must record. One pass over the arguments; the same tuples as signature_key."""
-    if torch.compiler.is_compiling():
+    if _is_compiling():
         return None
-    grad = torch.is_grad_enabled()
     key = []
     for a in args:
-        if type(a) is torch.Tensor:
-            if grad and a.requires_grad:
+        if type(a) is _Tensor:
+            if a.requires_grad and _is_grad_enabled():  # the flag first: it is cheaper to read
                 return None
             key.append((a.dtype, a.shape, a.stride(), a.device, a.data_ptr() & 15 == 0))
-        elif isinstance(a, torch.Tensor):
+        elif isinstance(a, _Tensor):
             return None
         else:
             key.append(type(a))
