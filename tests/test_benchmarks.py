@@ -141,3 +141,15 @@ def test_plan_tells_launch_shape_about_costly_math(monkeypatch):
         fn = OPS[name].ours
         fn.plan(fn._positional((x,) * OPS[name].arity, {}), {}, None, positional=True)
         assert seen[-1] is costly, name
+
+
+def test_first_call_takes_the_cold_process_then_the_fastest_warm_one(monkeypatch):
+    printed = iter(["0.5 2.0", "0.4 0.9", "0.45 0.7", "0.3 0.8"])  # import s, first call s
+
+    class Done:
+        def __init__(self):
+            self.stdout = next(printed)
+
+    monkeypatch.setattr(run.subprocess, "run", lambda *a, **k: Done())
+    assert run.first_call(".") == {"cold import s": 0.5, "cold first call s": 2.0,
+                                   "warm import s": 0.45, "warm first call s": 0.7}
