@@ -190,25 +190,32 @@ def host_overhead(device, calls=5000) -> dict:
     decorator.DIRECT_LAUNCH = True
     systems = (("tritonize", OPS["add"].ours), ("eager", torch.add), ("torch.compile", compiled),
                ("tritonize, launched through Triton's runner", add_via_runner))
-    result = {system: per_call_us(lambda: fn(x, x), calls) for system, fn in systems}
+    result = per_call_us({system: lambda fn=fn: fn(x, x) for system, fn in systems}, calls)
     result.update(host_breakdown(x, calls))
     return result
 
 
-def per_call_us(fn, calls, rounds=3) -> float:
-    """Microseconds per call over `calls` calls in a row, waiting for the GPU at the end (a
-    loop of tiny ops runs at this rate); the fastest of a few rounds, since the host's own
-    noise only ever adds."""
-    for _ in range(200):
-        fn()
-    best = float("inf")
-    for _ in range(rounds):
-        torch.cuda.synchronize()
-        start = time.perf_counter()
-        for _ in range(calls):
+HOST_ROUNDS = 5
+
+
+def per_call_us(functions: dict, calls, rounds=HOST_ROUNDS) -> dict:
+    """Microseconds per call of each function over `calls` calls in a row, waiting for the GPU
+    at the end (a loop of tiny ops runs at this rate); the fastest of `rounds` rounds that take
+    the functions in turn, since the host's own noise only ever adds and comes and goes."""
+    for fn in functions.values():
+        for _ in range(200):
             fn()
-        torch.cuda.synchronize()
-        best = min(best, (time.perf_counter() - start) / calls * 1e6)
+    best = dict.fromkeys(functions, float("inf"))
+    for round_ in range(rounds):
+        order = list(functions)[round_ % len(functions):] + list(functions)[:round_ % len(functions)]
+        for label in order:
+            fn = functions[label]
+            torch.cuda.synchronize()
+            start = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            torch.cuda.synchronize()
+            best[label] = min(best[label], (time.perf_counter() - start) / calls * 1e6)
     return best
 
 
@@ -231,7 +238,7 @@ def host_breakdown(x, calls) -> dict:
     if getattr(recipe, "compiled", None) is not None:
         runner = recipe.compiled[(recipe.grid[0], 1, 1)]
         parts["Triton: CompiledKernel[grid] launch"] = lambda: runner(x, x, out, *recipe.tail)
-    return {label: per_call_us(fn, calls) for label, fn in parts.items()}
+    return per_call_us(parts, calls)
 
 
 FIRST_CALL = textwrap.dedent("""

@@ -153,3 +153,14 @@ def test_first_call_takes_the_cold_process_then_the_fastest_warm_one(monkeypatch
     monkeypatch.setattr(run.subprocess, "run", lambda *a, **k: Done())
     assert run.first_call(".") == {"cold import s": 0.5, "cold first call s": 2.0,
                                    "warm import s": 0.45, "warm first call s": 0.7}
+
+
+def test_host_rounds_take_the_functions_in_turn(monkeypatch):
+    monkeypatch.setattr(run.torch.cuda, "synchronize", lambda: None)
+    order = []
+    functions = {label: (lambda label=label: order.append(label)) for label in "abc"}
+    result = run.per_call_us(functions, calls=2, rounds=3)
+    assert sorted(result) == ["a", "b", "c"] and all(0 < us < float("inf") for us in result.values())
+    timed = order[3 * 200:]  # after each function's warm-up
+    rounds = [timed[i:i + 6:2] for i in range(0, len(timed), 6)]
+    assert rounds == [["a", "b", "c"], ["b", "c", "a"], ["c", "a", "b"]]
