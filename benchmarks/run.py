@@ -275,7 +275,7 @@ def first_call(root) -> dict:
 
 
 def write_markdown(results, path):
-    lines = [f"# tritonize benchmarks", "",
+    lines = ["# tritonize benchmarks", "",
              f"{results['gpu']}, torch {results['torch']}, triton {results['triton']}, "
              f"tritonize {results['tritonize']}, {results['date']}.", "",
              f"Command: `{results['command']}`", "",
