@@ -57,6 +57,23 @@ def rotating_sets(moved: int) -> int:
     return max(1, -(-ROTATE_BYTES // moved))
 
 
+def rotating_inputs(inputs, case, numel, op, dtype, device, moved) -> list:
+    """`inputs` and enough fresh sets like them for a CUDA graph to rotate over (rotating_sets)."""
+    return [inputs] + [make_inputs(case, numel, op.arity, dtype, device, op.bool_first)
+                       for _ in range(rotating_sets(moved) - 1)]
+
+
+def best_in_turn(measures: dict, rounds: int) -> dict:
+    """The least of `rounds` rounds of each measure (label -> a function returning a time), the
+    rounds taking the labels in turn: noise comes and goes, and only ever adds."""
+    best = dict.fromkeys(measures, float("inf"))
+    labels = list(measures)
+    for round_ in range(rounds if labels else 0):
+        for label in labels[round_ % len(labels):] + labels[:round_ % len(labels)]:
+            best[label] = min(best[label], measures[label]())
+    return best
+
+
 def graph_us(calls) -> float:
     """Microseconds per launch of a CUDA graph that makes each of `calls` once, in turn (each on
     its own inputs, see rotating_sets). Precise where a single launch is not: the CUDA event's
@@ -133,11 +150,7 @@ def measure_row(name, case, dtype, exponent, compiled, copy_bw, device):
     moved = bytes_moved(inputs, outputs)
     row = {"op": name, "case": case, "dtype": str(dtype).replace("torch.", ""), "numel": numel, "bytes": moved}
     runs = dict(zip(SYSTEMS + ("copy",), (ours, eager, comp, same_bytes_copy(moved, device))))
-    best = dict.fromkeys(runs, float("inf"))
-    for round_ in range(ROUNDS):
-        order = list(runs)[round_ % len(runs):] + list(runs)[:round_ % len(runs)]
-        for system in order:
-            best[system] = min(best[system], median_us(runs[system]))
+    best = best_in_turn({system: lambda run=run: median_us(run) for system, run in runs.items()}, ROUNDS)
     for system in SYSTEMS:
         row[f"{system} us"] = best[system]
         row[f"{system} GB/s"] = moved / (best[system] * 1e-6) / 1e9
@@ -154,20 +167,15 @@ def measure_row(name, case, dtype, exponent, compiled, copy_bw, device):
 def graph_times(op, case, dtype, numel, compiled_fn, inputs, moved, device) -> dict:
     """Each system as a CUDA graph of launches on rotating inputs (graph_us), the best of ROUNDS
     rounds that replay the systems in turn: microseconds per launch to ~0.05 us, and the ratios."""
-    sets = [inputs] + [make_inputs(case, numel, op.arity, dtype, device, op.bool_first)
-                       for _ in range(rotating_sets(moved) - 1)]
+    sets = rotating_inputs(inputs, case, numel, op, dtype, device, moved)
     graphs = {}
     for system, function in zip(SYSTEMS, (op.ours, op.eager, compiled_fn)):
         try:
             graphs[system] = capture([lambda x=x, f=function: f(*x) for x in sets])
         except Exception as error:  # noqa: BLE001 - a system that cannot be captured gets no graph time
             log(f"  {system}: no CUDA graph ({type(error).__name__}: {error})")
-    times = dict.fromkeys(SYSTEMS, float("inf"))
-    for round_ in range(ROUNDS):
-        order = list(graphs)[round_ % len(graphs):] + list(graphs)[:round_ % len(graphs)]
-        for system in order:
-            times[system] = min(times[system], replay_us(graphs[system]))
-    times = {system: t if t < float("inf") else float("nan") for system, t in times.items()}
+    times = best_in_turn({system: lambda g=graph: replay_us(g) for system, graph in graphs.items()}, ROUNDS)
+    times = {system: times.get(system, float("nan")) for system in SYSTEMS}
     row = {f"graph {system} us": times[system] for system in SYSTEMS}
     row["graph vs eager"] = times["eager"] / times["tritonize"]
     row["graph vs torch.compile"] = times["torch.compile"] / times["tritonize"]
@@ -205,18 +213,16 @@ def per_call_us(functions: dict, calls, rounds=HOST_ROUNDS) -> dict:
     for fn in functions.values():
         for _ in range(200):
             fn()
-    best = dict.fromkeys(functions, float("inf"))
-    for round_ in range(rounds):
-        order = list(functions)[round_ % len(functions):] + list(functions)[:round_ % len(functions)]
-        for label in order:
-            fn = functions[label]
-            torch.cuda.synchronize()
-            start = time.perf_counter()
-            for _ in range(calls):
-                fn()
-            torch.cuda.synchronize()
-            best[label] = min(best[label], (time.perf_counter() - start) / calls * 1e6)
-    return best
+
+    def one_round(fn) -> float:
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+        return (time.perf_counter() - start) / calls * 1e6
+
+    return best_in_turn({label: lambda fn=fn: one_round(fn) for label, fn in functions.items()}, rounds)
 
 
 def host_breakdown(x, calls) -> dict:

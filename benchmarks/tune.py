@@ -16,7 +16,7 @@ import argparse
 import torch
 
 from benchmarks.cases import CASES, OPS, bytes_moved, make_inputs
-from benchmarks.run import check, copy_bandwidth, graph_us, median_us, rotating_sets, same_bytes_copy
+from benchmarks.run import check, copy_bandwidth, graph_us, median_us, rotating_inputs, same_bytes_copy
 from tritonize import call
 
 FLAT_CONFIGS = [((1024,), 4), ((512,), 4), ((512,), 8), ((256,), 2), ((256,), 4), ((1024,), 8), ((2048,), 4),
@@ -33,8 +33,7 @@ def sweep(name: str, case: str, dtype: torch.dtype, exponent: int, copy_bw: floa
     reference = op.eager(*inputs)
     outputs = reference if isinstance(reference, tuple) else (reference,)
     moved = bytes_moved(inputs, outputs)
-    sets = [inputs] + [make_inputs(case, 2**exponent, op.arity, dtype, "cuda", op.bool_first)
-                       for _ in range(rotating_sets(moved) - 1 if graph else 0)]
+    sets = rotating_inputs(inputs, case, 2**exponent, op, dtype, "cuda", moved) if graph else [inputs]
 
     def time(function):  # microseconds per call of function(*inputs)
         if graph:

@@ -25,7 +25,7 @@ from triton.language.extra import libdevice
 from triton.testing import do_bench
 
 from benchmarks.cases import OPS, bytes_moved, make_inputs
-from benchmarks.run import ROTATE_BYTES, check, graph_us, rotating_sets, same_bytes_copy
+from benchmarks.run import ROTATE_BYTES, check, graph_us, rotating_inputs, rotating_sets, same_bytes_copy
 from tritonize import call
 from tritonize.decorator import signature_key
 
@@ -42,8 +42,7 @@ def rotating(name, dtype, exponent, compiled):
     first = make_inputs("contiguous", 2**exponent, op.arity, dtype, "cuda", op.bool_first)
     reference = op.eager(*first)
     moved = bytes_moved(first, reference if isinstance(reference, tuple) else (reference,))
-    sets = [first] + [make_inputs("contiguous", 2**exponent, op.arity, dtype, "cuda", op.bool_first)
-                      for _ in range(rotating_sets(moved) - 1)]
+    sets = rotating_inputs(first, "contiguous", 2**exponent, op, dtype, "cuda", moved)
     copies = [same_bytes_copy(moved, "cuda") for _ in sets]
     return moved, {
         "tritonize": [lambda x=x: op.ours(*x) for x in sets],
