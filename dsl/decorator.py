@@ -527,7 +527,7 @@ class _ViewRecipe:
         self.recipe = recipe
 
     def call(self, args):
-        return self.recipe.call([a.pointer if type(a) is StridedView else a for a in args])
+        return self.recipe.call([_kernel_operand(a) for a in args])
 
 
 def _kernel_operand(value):

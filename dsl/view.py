@@ -88,7 +88,7 @@ class StridedView:
         if self._numel == 0:
             return torch.empty(self.shape, dtype=self.dtype, device=self.device)
         negative = [d for d, s in enumerate(self._strides) if s < 0]
-        lowest = self.storage_offset() + sum((self.shape[d] - 1) * self._strides[d] for d in negative)
+        lowest = self.storage_offset() + _reach(self.shape, self._strides)[0]
         mirrored = self.base.detach().as_strided(self.shape, [abs(s) for s in self._strides], lowest)
         return mirrored.flip(negative) if negative else mirrored.clone()
 
@@ -109,11 +109,16 @@ def _ints(label, values) -> tuple:
 
 def _check_inside(base, shape, strides, offset, start):
     """Every element's storage index lies in [0, elements the storage holds)."""
-    low = start + sum((n - 1) * s for n, s in zip(shape, strides) if s < 0)
-    high = start + sum((n - 1) * s for n, s in zip(shape, strides) if s > 0)
+    low, high = (start + reach for reach in _reach(shape, strides))
     held = base.untyped_storage().nbytes() // base.element_size()
     if low < 0 or high >= held:
         raise StridedViewError(
             f"StridedView(shape={shape}, strides={strides}, offset={offset}) reads storage elements {low} to "
             f"{high} (its base starts at storage element {base.storage_offset()}), but the base's storage holds "
             f"elements 0 to {held - 1}: the view would read outside it")
+
+
+def _reach(shape, strides) -> tuple[int, int]:
+    """How far below and above the first element (index 0, ..., 0) the elements lie, in elements."""
+    return (sum((n - 1) * s for n, s in zip(shape, strides) if s < 0),
+            sum((n - 1) * s for n, s in zip(shape, strides) if s > 0))
