@@ -1,30 +1,40 @@
-"""Assemble the generated module: a header saying what it is, imports, the portable math
-helpers the body calls, the kernel, and a launcher that expands stride and size tuples into
-the kernel's flat argument list. Leaves the kernel as it is."""
+"""Assemble the generated module: a header saying what it is, imports, the math helpers the
+body calls (portable_math.py, float32_math.py), the kernel, and a launcher that expands stride
+and size tuples into the kernel's flat argument list. Leaves the kernel as it is."""
 from __future__ import annotations
 
 import ast
+import importlib
 import inspect
 
 from tritonize.passes.ast_tools import comment, expr, name, stmt
 from tritonize.passes.build_kernel import describe_spec
 
 
-def portable_helpers(names: set[str]) -> list[ast.FunctionDef]:
+# the prefixes of the math helpers a kernel may call, and the modules (in passes/) holding them
+HELPER_MODULES = {"portable_": "portable_math", "f32_": "float32_math"}
+
+
+def is_helper(identifier: str) -> bool:
+    return identifier.startswith(tuple(HELPER_MODULES))
+
+
+def math_helpers(names: set[str]) -> list[ast.FunctionDef]:
     """The helpers' own source, with the helpers they call, each once, callees first."""
     if not names:
         return []
-    from tritonize.passes import portable_math  # written for the interpreter; imported on demand
-
     ordered, seen = [], set()
 
     def add(helper):
         if helper in seen:
             return
         seen.add(helper)
-        tree = ast.parse(inspect.getsource(getattr(portable_math, helper))).body[0]
+        module_name = next(m for prefix, m in HELPER_MODULES.items() if helper.startswith(prefix))
+        # imported on demand: most modules call no helper
+        module = importlib.import_module(f"tritonize.passes.{module_name}")
+        tree = ast.parse(inspect.getsource(getattr(module, helper))).body[0]
         for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and node.id.startswith("portable_") and node.id != helper:
+            if isinstance(node, ast.Name) and is_helper(node.id) and node.id != helper:
                 add(node.id)
         ordered.append(tree)
 
@@ -58,8 +68,8 @@ class BuildModule:
             body.append(stmt("from triton.language.extra import libdevice"))
         else:
             body.append(stmt("from triton.runtime.interpreter import InterpretedFunction"))
-        helpers = {n.id for n in ast.walk(kernel) if isinstance(n, ast.Name) and n.id.startswith("portable_")}
-        for helper in portable_helpers(helpers):
+        helpers = {n.id for n in ast.walk(kernel) if isinstance(n, ast.Name) and is_helper(n.id)}
+        for helper in math_helpers(helpers):
             if cuda:
                 helper.decorator_list = [expr("triton.jit")]
             body.append(helper)

@@ -480,7 +480,7 @@ class LowerToTriton:
             template = entry.portable if self.spec.portable_math else entry.cuda
         else:
             work = torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
-            template = entry.cuda
+            template = entry.float32 if work == torch.float32 and entry.float32 else entry.cuda
         arg_dtypes = [work] * len(args)
         if entry.kind == "ldexp":
             arg_dtypes[1] = torch.int64 if self.spec.portable_math else torch.int32

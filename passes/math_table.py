@@ -13,6 +13,9 @@ generated module. `kind` says how argument and result dtypes are chosen:
 - "same":  integer arguments pass through unchanged (floor, ceil, trunc of an int)
 - "ldexp": first argument float, second integer
 
+`float32` (rows where libdevice's float32 function compiles badly under Triton): the CUDA
+template for float32 work instead, a composite of `float32_math.py`, copied into the module too.
+
 `costly` marks the rows that are many instructions per element (libdevice's exp, erf, sin, ...)
 rather than one or two (fabs, floor, comparisons): what `call.launch_shape` asks of a kernel.
 """
@@ -31,10 +34,11 @@ class MathFn(NamedTuple):
     cuda: str
     portable: str
     costly: bool
+    float32: str | None
 
 
-def _f(arity, cuda, portable, kind="float", costly=True):
-    return MathFn(arity, kind, cuda, portable, costly)
+def _f(arity, cuda, portable, kind="float", costly=True, float32=None):
+    return MathFn(arity, kind, cuda, portable, costly, float32)
 
 
 MATH_TABLE: dict[str, MathFn] = {
@@ -60,7 +64,7 @@ MATH_TABLE: dict[str, MathFn] = {
     "asinh": _f(1, "libdevice.asinh(a)", "portable_asinh(a)"),
     "acosh": _f(1, "libdevice.acosh(a)", "portable_acosh(a)"),
     "atanh": _f(1, "libdevice.atanh(a)", "portable_atanh(a)"),
-    "erf": _f(1, "libdevice.erf(a)", "tl.math.erf(a)"),
+    "erf": _f(1, "libdevice.erf(a)", "tl.math.erf(a)", float32="f32_erf(a)"),
     "erfc": _f(1, "libdevice.erfc(a)", "portable_erfc(a)"),
     "lgamma": _f(1, "libdevice.lgamma(a)", "portable_lgamma(a)"),
     # not in Python's math: tritonize.math's (dsl/math.py)

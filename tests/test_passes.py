@@ -1156,6 +1156,22 @@ def test_lower_to_triton_half_computes_in_float32():
     assert "tl.float16" not in source
 
 
+def erf_of(x):
+    return math.erf(x)
+
+
+def test_lower_to_triton_float32_erf_on_cuda_is_the_composite():
+    # float32 work (float32, and 16-bit types in opmath) calls float32_math.f32_erf; float64 keeps
+    # libdevice; the interpreter computes in float64
+    for dtype in (torch.float32, torch.float16, torch.bfloat16):
+        source = lower_body(erf_of, "cuda", x=VType(dtype, TENSOR))
+        assert "f32_erf(" in source and "libdevice" not in source, source
+    source = lower_body(erf_of, "cuda", x=VType(torch.float64, TENSOR))
+    assert "libdevice.erf(x)" in source and "f32_erf" not in source, source
+    source = lower_body(erf_of, x=VType(torch.float32, TENSOR))
+    assert "tl.math.erf(" in source and "f32_erf" not in source, source
+
+
 def special_functions(x):
     return tm.erfinv(x) + tm.digamma(x)
 

@@ -7,6 +7,31 @@ from triton.language.extra import libdevice
 
 
 @triton.jit
+def f32_erf(x):
+    """erf in float32, within 1.2 ulp of the true value (libdevice's erff: 2 ulp).
+    |x| < 1: x + x * p(x^2). Else 1 - 2^(-t * (1 + q(t))) with x's sign, t = min(|x|, 4)
+    (erf(4) rounds to 1). p and q are minimax fits (benchmarks/experiments/fit_erf.py), 0.99 ulp
+    before rounding in ex2.approx; x * y + z contracts to fma on the GPU. nan stays nan
+    (the first branch), +-inf give +-1, -0.0 stays -0.0."""
+    s = x * x
+    p = 7.853860006434843e-05 * s - 0.0008010193123482168
+    p = p * s + 0.005188327748328447
+    p = p * s - 0.026853810995817184
+    p = p * s + 0.1128358542919159
+    p = p * s - 0.3761262595653534
+    p = p * s + 0.12837916612625122
+    near_zero = p * x + x
+    t = tl.minimum(tl.abs(x), 4.0)
+    q = -0.00030389297171495855 * t + 0.004597784485667944
+    q = q * t - 0.032891206443309784
+    q = q * t + 0.15165050327777863
+    q = q * t + 0.9173109531402588
+    q = q * t + 0.6280525326728821
+    tail = 1.0 - tl.exp2(q * -t - t)
+    return tl.where(tl.abs(x) >= 1.0, tl.where(x < 0.0, tail * -1.0, tail), near_zero)
+
+
+@triton.jit
 def unary_kernel(x_ptr, out0_ptr, x_stride0, out0_stride0, num_tasks, BLOCK: tl.constexpr):
     pid = tl.program_id(0)
     tid = pid * BLOCK + tl.arange(0, BLOCK)
@@ -14,8 +39,8 @@ def unary_kernel(x_ptr, out0_ptr, x_stride0, out0_stride0, num_tasks, BLOCK: tl.
     i0 = tid
     x = tl.load(x_ptr + i0 * x_stride0, mask=mask)
     # src[golden_functions.py:6]: return 0.5 * x * (1.0 + math.erf(x * 0.7071067811865476))
-    tl.store(out0_ptr + i0 * out0_stride0, 0.5 * x * (1.0 + libdevice.erf(x * 0.7071067811865476
-        )), mask=mask)
+    tl.store(out0_ptr + i0 * out0_stride0, 0.5 * x * (1.0 + f32_erf(x * 0.7071067811865476)),
+        mask=mask)
 
 
 def launch(x, out0, x_strides, out0_strides, sizes, num_tasks, grid, BLOCK, num_warps):

@@ -1,0 +1,100 @@
+"""passes/float32_math.py: each composite pasted into a module whose only globals are `triton`
+and `tl` (as the code generator pastes it), run through Triton's interpreter on CPU float32
+tensors and, where a GPU is present, compiled; compared with torch's float64 function in
+float32 ulps, special values exactly."""
+import ast
+import importlib.util
+import inspect
+import math
+import sys
+
+import pytest
+import torch
+import triton
+from triton.runtime.interpreter import InterpretedFunction
+
+from tritonize.passes import float32_math
+from tritonize.passes.build_module import is_helper
+from tritonize.passes.math_table import MATH_TABLE
+
+HELPERS = {name: fn for name, fn in vars(float32_math).items() if name.startswith("f32_")}
+GPU = torch.cuda.is_available()
+
+
+def load_module(tmp_path_factory, jit: bool):
+    """f32_erf and a kernel that applies it, as a module of their own."""
+    decorator = "@triton.jit\n" if jit else ""
+    text = "import triton\nimport triton.language as tl\n\n\n" + decorator + inspect.getsource(float32_math.f32_erf)
+    text += (f"\n\n{decorator}def erf_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+             "    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+             "    tl.store(out_ptr + i, f32_erf(tl.load(x_ptr + i, mask=i < n)), mask=i < n)\n")
+    path = tmp_path_factory.mktemp("float32_math") / f"erf_{'jit' if jit else 'interpreted'}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # triton.jit finds its function's module again
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module", params=["cpu"] + (["cuda"] if GPU else []))
+def f32_erf(request, tmp_path_factory):
+    """Elementwise f32_erf of a float32 tensor, on the interpreter (cpu) or compiled (cuda)."""
+    device = request.param
+    kernel = load_module(tmp_path_factory, jit=device == "cuda").erf_kernel
+    if device == "cpu":
+        kernel = InterpretedFunction(kernel)
+
+    def run(x):
+        x = x.to(device=device, dtype=torch.float32).contiguous()
+        out = torch.empty_like(x)
+        kernel[(triton.cdiv(x.numel(), 1024),)](x, out, x.numel(), BLOCK=1024)
+        return out.cpu()
+    return run
+
+
+def ulps(got, exact):
+    """|got - exact| in units of the float32 spacing at exact."""
+    magnitude = exact.float().abs()
+    spacing = torch.nextafter(magnitude, torch.tensor(math.inf)) - magnitude
+    return ((got.double() - exact).abs() / spacing.double())
+
+
+def test_f32_erf_is_within_two_ulp(f32_erf):
+    dense = torch.linspace(-5, 5, 200_001)  # both branches, the switch at |x| = 1, the clamp at 4
+    tiny = torch.logspace(-38, 0, 20_001)  # down to float32's normals, where x + x * p must not flush
+    below_one = torch.nextafter(torch.tensor(1.0), torch.tensor(0.0))
+    x = torch.cat([dense, tiny, -tiny, torch.stack([below_one, -below_one]),
+                   torch.tensor([1.0, -1.0, 3.9999998, 4.0, 4.0000005])])
+    error = ulps(f32_erf(x), torch.erf(x.double()))
+    worst = int(error.argmax())
+    assert error.max() <= 2.0, f"{error.max():.2f} ulp at x = {x[worst].item()!r}"
+    assert error.mean() < 0.5
+
+
+def test_f32_erf_special_values(f32_erf):
+    x = torch.tensor([0.0, -0.0, math.inf, -math.inf, math.nan, 10.0, -10.0, 1e30, 1e-45, -1e-45])
+    got = f32_erf(x)
+    assert torch.equal(got[:4], torch.tensor([0.0, -0.0, 1.0, -1.0]))
+    assert torch.equal(got[:2].signbit(), torch.tensor([False, True]))  # erf(-0.0) is -0.0
+    assert got[4].isnan()
+    assert torch.equal(got[5:8], torch.tensor([1.0, -1.0, 1.0]))
+    assert torch.equal(got[8:], x[8:])  # erf(x) = 1.128 x rounds to x at the smallest subnormal
+
+
+def test_helpers_read_no_module_names_but_tl():
+    # the generated module holds tl and the helpers it copied, nothing else of this file
+    for name, fn in HELPERS.items():
+        tree = ast.parse(inspect.getsource(fn))
+        bound = {a.arg for a in ast.walk(tree) if isinstance(a, ast.arg)}
+        bound |= {t.id for t in ast.walk(tree) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
+        read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        assert read - bound <= {"tl"} | {h for h in read if is_helper(h)}, name
+
+
+def test_math_table_float32_templates_name_helpers_of_float32_math():
+    templates = {fname: entry.float32 for fname, entry in MATH_TABLE.items() if entry.float32}
+    assert "erf" in templates
+    for fname, template in templates.items():
+        called = ast.parse(template, mode="eval").body.func.id
+        assert called in HELPERS and is_helper(called), fname
