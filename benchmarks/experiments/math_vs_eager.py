@@ -1,0 +1,71 @@
+"""Which math functions does tritonize compile slower than eager's build of the same function?
+One @pointwise kernel per function on bfloat16 (float32 math inside, where 16-bit I/O leaves
+the math as the bound), timed beside the torch op at 2^27 elements; `--ncu` launches each
+once at 2^24, for ncu's instruction counts.
+
+    python -m benchmarks.experiments.math_vs_eager
+    ncu --metrics smsp__inst_executed.sum python -m benchmarks.experiments.math_vs_eager --ncu
+"""
+import math
+import sys
+
+import torch
+from triton.testing import do_bench
+
+from tritonize import pointwise
+
+
+@pointwise
+def tanh(x):
+    return math.tanh(x)
+
+
+@pointwise
+def sin(x):
+    return math.sin(x)
+
+
+@pointwise
+def cos(x):
+    return math.cos(x)
+
+
+@pointwise
+def exp(x):
+    return math.exp(x)
+
+
+@pointwise
+def erf(x):
+    return math.erf(x)
+
+
+@pointwise
+def log1p(x):
+    return math.log1p(x)
+
+
+FUNCTIONS = [(tanh, torch.tanh), (sin, torch.sin), (cos, torch.cos), (exp, torch.exp), (erf, torch.erf),
+             (log1p, torch.log1p)]
+
+
+def us(fn):
+    return min(do_bench(fn, warmup=25, rep=100, return_mode="median") for _ in range(3)) * 1e3
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--ncu"]:
+        x = torch.randn(2 ** 24, device="cuda").to(torch.bfloat16)
+        for ours, eager in FUNCTIONS:
+            eager(x.abs() if ours is log1p else x)
+            ours(x.abs() if ours is log1p else x)
+        torch.cuda.synchronize()
+        sys.exit()
+    x = torch.randn(2 ** 27, device="cuda").to(torch.bfloat16)
+    copy = us(lambda: x.clone())
+    print(f"bfloat16 2^27, us (best of 3 do_bench medians); a copy of the same bytes: {copy:.1f}")
+    for ours, eager in FUNCTIONS:
+        arg = x.abs() if ours is log1p else x
+        torch.testing.assert_close(ours(arg).float(), eager(arg).float(), rtol=1.6e-2, atol=1e-5)
+        mine, theirs = us(lambda: ours(arg)), us(lambda: eager(arg))
+        print(f"{ours.__name__:6s} tritonize {mine:7.1f}  eager {theirs:7.1f}  ({theirs / mine:.2f}x eager)", flush=True)
