@@ -10,19 +10,20 @@ eager (benchmarks/results/experiment_gelu_compute_h200.txt).
 
 The code generator copies these functions' source into the generated module as @triton.jit
 helpers, as it does the portable ones, so they follow portable_math.py's rules: only `tl.*`,
-straight-line code, no module-level names besides `tl`, constants as inline literals. Unlike
+straight-line code, no module-level names besides `tl`, constants as inline literals, a
+one-line docstring, signs flipped by `* -1.0` (tests/helper_rules.py checks them). Unlike
 those they take and return float32 blocks, and only CUDA kernels call them.
 """
 
 import triton.language as tl
 
 
+# f32_erf: |x| < 1: x + x * p(x^2). Else 1 - 2^(-t * (1 + q(t))) with x's sign, t = min(|x|, 4)
+# (erf(4) rounds to 1). p and q are minimax fits (benchmarks/experiments/fit_erf.py), 0.99 ulp
+# before rounding in ex2.approx; x * y + z contracts to fma on the GPU. nan stays nan (the first
+# branch), +-inf give +-1, -0.0 stays -0.0.
 def f32_erf(x):
-    """erf in float32, within 1.2 ulp of the true value (libdevice's erff: 2 ulp).
-    |x| < 1: x + x * p(x^2). Else 1 - 2^(-t * (1 + q(t))) with x's sign, t = min(|x|, 4)
-    (erf(4) rounds to 1). p and q are minimax fits (benchmarks/experiments/fit_erf.py), 0.99 ulp
-    before rounding in ex2.approx; x * y + z contracts to fma on the GPU. nan stays nan
-    (the first branch), +-inf give +-1, -0.0 stays -0.0."""
+    """erf in float32 from two minimax polynomials and one select, within 1.2 ulp (libdevice's erff: 2)."""
     s = x * x
     p = 7.853860006434843e-05 * s - 0.0008010193123482168
     p = p * s + 0.005188327748328447
@@ -37,5 +38,5 @@ def f32_erf(x):
     q = q * t + 0.15165050327777863
     q = q * t + 0.9173109531402588
     q = q * t + 0.6280525326728821
-    tail = 1.0 - tl.exp2(q * -t - t)
+    tail = 1.0 - tl.exp2(q * (t * -1.0) - t)
     return tl.where(tl.abs(x) >= 1.0, tl.where(x < 0.0, tail * -1.0, tail), near_zero)

@@ -11,7 +11,6 @@ or is itself inaccurate). When a GPU is present the same module is compiled with
 Target: relative error <= 1e-13 against the true float64 value; special values (nan, +-inf,
 signed zeros) exactly as torch.
 """
-import ast
 import atexit
 import importlib.util
 import inspect
@@ -28,6 +27,8 @@ import torch
 import triton
 import triton.language as tl  # noqa: F401  (the generated module imports it too)
 from triton.runtime.interpreter import InterpretedFunction
+
+from helper_rules import assert_follows_generator_rules
 
 
 def _load_portable_math():
@@ -239,41 +240,10 @@ def test_module_exports_every_function():
     assert EXPECTED <= set(FUNCS), EXPECTED - set(FUNCS)
 
 
-def _local_names(fn_node):
-    names = {a.arg for a in fn_node.args.args}
-    for node in ast.walk(fn_node):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-    return names
-
-
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_source_is_straight_line_and_self_contained(name):
-    fn = FUNCS[name]
-    tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-    (node,) = tree.body
-    doc = ast.get_docstring(node)
-    assert doc and "\n" not in doc, "one-line docstring naming the method"
-    banned = (ast.If, ast.For, ast.While, ast.Try, ast.With, ast.Lambda, ast.ListComp, ast.GeneratorExp,
-              ast.DictComp, ast.SetComp, ast.IfExp, ast.BoolOp, ast.Global, ast.Nonlocal, ast.FunctionDef)
-    for sub in ast.walk(node):
-        assert not isinstance(sub, banned) or sub is node, f"{type(sub).__name__} at line {sub.lineno}"
-        if isinstance(sub, ast.UnaryOp) and isinstance(sub.op, ast.USub):
-            # Triton 3.6 lowers -x to 0 - x, which loses the sign of -0.0: write x * -1.0
-            assert isinstance(sub.operand, ast.Constant), f"unary minus on a tensor at line {sub.lineno}"
-        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name):
-            assert sub.func.id == "float" or sub.func.id.startswith("portable_"), sub.func.id
-            if sub.func.id == "float":
-                assert [ast.literal_eval(a) for a in sub.args] in (["inf"], ["nan"], ["-inf"])
-    allowed = _local_names(node) | {"tl", "float"} | {f"portable_{n}" for n in FUNCS}
-    used = {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load)}
-    assert used <= allowed, used - allowed
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == "tl":
-            assert sub.attr in {"math", "where", "abs", "minimum", "maximum", "full", "int64", "float64"}, sub.attr
-        if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Attribute) and sub.value.attr == "math":
-            assert sub.attr in {"abs", "ceil", "cos", "erf", "exp", "exp2", "fdiv", "floor", "fma", "log",
-                                "log2", "rsqrt", "sin", "sqrt", "sqrt_rn", "umulhi"}, sub.attr
+    assert_follows_generator_rules(FUNCS[name], {f"portable_{n}" for n in FUNCS},
+                                   {"math", "where", "abs", "minimum", "maximum", "full", "int64", "float64"})
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,46 @@
+"""The code generator's rules for the math helpers it copies into generated modules
+(passes/portable_math.py, passes/float32_math.py), checked on a helper's source."""
+import ast
+import inspect
+import textwrap
+
+# tl.math functions the helpers may call: the interpreter has each of them
+TL_MATH = {"abs", "ceil", "cos", "erf", "exp", "exp2", "fdiv", "floor", "fma", "log", "log2", "rsqrt", "sin",
+           "sqrt", "sqrt_rn", "umulhi"}
+
+
+def local_names(fn_node):
+    names = {a.arg for a in fn_node.args.args}
+    for node in ast.walk(fn_node):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    return names
+
+
+def assert_follows_generator_rules(fn, helpers: set, tl_attributes: set):
+    """One-line docstring; straight-line code; no unary minus on a tensor; calls only `helpers`
+    (and float('inf'/'nan')); reads no module-level name but `tl` and `helpers`; uses only
+    `tl_attributes` of tl and TL_MATH of tl.math."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    (node,) = tree.body
+    doc = ast.get_docstring(node)
+    assert doc and "\n" not in doc, "one-line docstring naming the method"
+    banned = (ast.If, ast.For, ast.While, ast.Try, ast.With, ast.Lambda, ast.ListComp, ast.GeneratorExp,
+              ast.DictComp, ast.SetComp, ast.IfExp, ast.BoolOp, ast.Global, ast.Nonlocal, ast.FunctionDef)
+    for sub in ast.walk(node):
+        assert not isinstance(sub, banned) or sub is node, f"{type(sub).__name__} at line {sub.lineno}"
+        if isinstance(sub, ast.UnaryOp) and isinstance(sub.op, ast.USub):
+            # Triton 3.6 lowers -x to 0 - x, which loses the sign of -0.0: write x * -1.0
+            assert isinstance(sub.operand, ast.Constant), f"unary minus on a tensor at line {sub.lineno}"
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name):
+            assert sub.func.id == "float" or sub.func.id in helpers, sub.func.id
+            if sub.func.id == "float":
+                assert [ast.literal_eval(a) for a in sub.args] in (["inf"], ["nan"], ["-inf"])
+    allowed = local_names(node) | {"tl", "float"} | set(helpers)
+    used = {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load)}
+    assert used <= allowed, used - allowed
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == "tl":
+            assert sub.attr in tl_attributes, sub.attr
+        if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Attribute) and sub.value.attr == "math":
+            assert sub.attr in TL_MATH, sub.attr
