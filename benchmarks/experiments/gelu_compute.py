@@ -15,15 +15,11 @@ import torch.nn.functional as F
 import triton
 import triton.language as tl
 from triton.language.extra import libdevice
-from triton.testing import do_bench
 
 from benchmarks.cases import OPS
+from benchmarks.experiments import best_us
 from tritonize.decorator import signature_key
 from tritonize.passes.float32_math import f32_erf
-
-
-def us(fn):
-    return min(do_bench(fn, warmup=25, rep=100, return_mode="median") for _ in range(3)) * 1e3
 
 
 # the product's composite (passes/float32_math.py), compiled as the generated modules compile it
@@ -105,7 +101,7 @@ for dtype in (torch.bfloat16, torch.float16, torch.float32):
     ours = OPS["gelu"].ours
     ours(x)
     name = str(dtype)[6:]
-    print(f"gelu {name} 2^27: eager {us(lambda: F.gelu(x)):.1f} us, tritonize {us(lambda: ours(x)):.1f} us",
+    print(f"gelu {name} 2^27: eager {best_us(lambda: F.gelu(x)):.1f} us, tritonize {best_us(lambda: ours(x)):.1f} us",
           flush=True)
     print("  eager kernels:", kernel_events(lambda: F.gelu(x)))
     print("  tritonize kernels:", kernel_events(lambda: ours(x)))
@@ -118,7 +114,7 @@ for dtype in (torch.bfloat16, torch.float16, torch.float32):
             handle = f()
             if erf != "none":
                 torch.testing.assert_close(out.float(), ref.float(), rtol=2e-2, atol=2e-2)
-            line += f" {block}/{warps} {us(f):.1f}"
+            line += f" {block}/{warps} {best_us(f):.1f}"
             if (block, warps) in ((1024, 4), (2048, 4)) and erf == "libdevice":
                 line += f" [{handle.n_regs} regs]"
         print(line, flush=True)

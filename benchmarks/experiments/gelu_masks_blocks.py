@@ -8,10 +8,8 @@ import triton
 import triton.language as tl
 import torch.nn.functional as F
 from triton.language.extra import libdevice
-from triton.testing import do_bench
 from benchmarks.cases import OPS
-
-def us(fn): return min(do_bench(fn, warmup=25, rep=100, return_mode="median") for _ in range(3)) * 1e3
+from benchmarks.experiments import best_us
 
 @triton.jit
 def gelu_k(x_ptr, o_ptr, n, BLOCK: tl.constexpr, MASKED: tl.constexpr):
@@ -44,10 +42,10 @@ for dtype in (torch.bfloat16, torch.float16, torch.float32):
                 continue
             ref = eager(x); out = torch.empty_like(ref)
             ours = OPS[name].ours
-            line = f"{name} {str(dtype)[6:]} 2^{exp}: eager {us(lambda: eager(x)):.1f} ours {us(lambda: ours(x)):.1f} |"
+            line = f"{name} {str(dtype)[6:]} 2^{exp}: eager {best_us(lambda: eager(x)):.1f} ours {best_us(lambda: ours(x)):.1f} |"
             for block, warps in ((1024, 4), (2048, 4), (2048, 8), (4096, 8)):
                 for masked in (True, False):
                     f = lambda: kern[(n // block,)](x, out, n, BLOCK=block, MASKED=masked, num_warps=warps)
                     f(); torch.testing.assert_close(out.float(), ref.float(), rtol=2e-2, atol=2e-2)
-                    line += f" {block}/{warps}{'m' if masked else 'u'} {us(f):.1f}"
+                    line += f" {block}/{warps}{'m' if masked else 'u'} {best_us(f):.1f}"
             print(line, flush=True)

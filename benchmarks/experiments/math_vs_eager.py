@@ -10,8 +10,8 @@ import math
 import sys
 
 import torch
-from triton.testing import do_bench
 
+from benchmarks.experiments import best_us
 from tritonize import pointwise
 
 
@@ -49,23 +49,24 @@ FUNCTIONS = [(tanh, torch.tanh), (sin, torch.sin), (cos, torch.cos), (exp, torch
              (log1p, torch.log1p)]
 
 
-def us(fn):
-    return min(do_bench(fn, warmup=25, rep=100, return_mode="median") for _ in range(3)) * 1e3
+def argument(function, x):
+    """x, or |x| for log1p (its domain)."""
+    return x.abs() if function is log1p else x
 
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["--ncu"]:
         x = torch.randn(2 ** 24, device="cuda").to(torch.bfloat16)
         for ours, eager in FUNCTIONS:
-            eager(x.abs() if ours is log1p else x)
-            ours(x.abs() if ours is log1p else x)
+            eager(argument(ours, x))
+            ours(argument(ours, x))
         torch.cuda.synchronize()
         sys.exit()
     x = torch.randn(2 ** 27, device="cuda").to(torch.bfloat16)
-    copy = us(lambda: x.clone())
+    copy = best_us(lambda: x.clone())
     print(f"bfloat16 2^27, us (best of 3 do_bench medians); a copy of the same bytes: {copy:.1f}")
     for ours, eager in FUNCTIONS:
-        arg = x.abs() if ours is log1p else x
+        arg = argument(ours, x)
         torch.testing.assert_close(ours(arg).float(), eager(arg).float(), rtol=1.6e-2, atol=1e-5)
-        mine, theirs = us(lambda: ours(arg)), us(lambda: eager(arg))
+        mine, theirs = best_us(lambda: ours(arg)), best_us(lambda: eager(arg))
         print(f"{ours.__name__:6s} tritonize {mine:7.1f}  eager {theirs:7.1f}  ({theirs / mine:.2f}x eager)", flush=True)
