@@ -80,13 +80,27 @@ class PointwiseFunction:
     # -- calling ------------------------------------------------------------------------------
 
     def __call__(self, *args, **kwargs):
-        if not kwargs and len(args) == self._steady_arity:
-            # the steady path: a call like an earlier one is one key, a dict lookup and a launch
-            key = _steady_key(args)
-            if key is not None:
-                recipe = self._recipes.get(key)
+        if not kwargs and len(args) == self._steady_arity and not _is_compiling():
+            # The steady path: a call like an earlier one is its key, a dict lookup and a launch.
+            # The key is signature_key's, built here rather than in a function of its own, and
+            # each tensor's data_ptr() serves both its key and the launch: at ~0.2 us per Python
+            # call, the layers were a quarter of a tiny call's host time.
+            key, pointers = [], []
+            for a in args:
+                if type(a) is _Tensor:
+                    if a.requires_grad and _is_grad_enabled():  # the flag first: it is cheaper to read
+                        break  # autograd must record the call
+                    pointer = a.data_ptr()
+                    pointers.append(pointer)
+                    key.append((a.dtype, a.shape, a.stride(), a.device, pointer & 15 == 0))
+                elif isinstance(a, _Tensor):  # a subclass (fake tensors among them)
+                    break
+                else:
+                    key.append(type(a))  # a number; a StridedView, under which no recipe is stored
+            else:
+                recipe = self._recipes.get(tuple(key))
                 if recipe is not None:
-                    return recipe.call(args)
+                    return recipe.call(args, pointers)
         out = kwargs.pop("out", None)  # a keyword of its own would cost the steady path its parsing
         if torch.compiler.is_compiling() or _traced(args):
             return self._op_call(args, kwargs, out)
@@ -104,7 +118,7 @@ class PointwiseFunction:
             key = signature_key(args)
             recipe = self._recipes.get(key)
             if recipe is not None:
-                return recipe.call(args)
+                return recipe(args)
             plan, spec = self.plan(args, kwargs, None, positional=True)
             recipe, outputs = self._launch_planned(plan, spec)
             # a 0-d CPU tensor joining GPU tensors is moved on each call: such calls replan
@@ -368,9 +382,9 @@ MAX_RECIPES = 4096
 def signature_key(args) -> tuple:
     """What a call's plan and compiled kernel depend on: each tensor's dtype, shape, strides,
     device and 16-byte alignment (Triton specializes on it), and each number's type. A
-    StridedView keys by the same metadata (its `key`); _steady_key keys it by its bare type,
-    under which no recipe is stored, so calls with views miss the steady path and find their
-    recipe in _run."""
+    StridedView keys by the same metadata (its `key`); the steady path in
+    PointwiseFunction.__call__ keys it by its bare type, under which no recipe is stored, so
+    calls with views miss the steady path and find their recipe in _run."""
     return tuple((a.dtype, a.shape, a.stride(), a.device, a.data_ptr() & 15 == 0)
                  if isinstance(a, torch.Tensor) else a.key if type(a) is StridedView else type(a) for a in args)
 
@@ -378,29 +392,11 @@ def signature_key(args) -> tuple:
 _is_compiling, _is_grad_enabled, _Tensor = torch.compiler.is_compiling, torch.is_grad_enabled, torch.Tensor
 
 
-def _steady_key(args):
-    """signature_key of a call that may take the steady path, else None: not under
-    torch.compile, no tensor subclass (fake tensors among them), no tensor that autograd
-    must record. One pass over the arguments; the same tuples as signature_key."""
-    if _is_compiling():
-        return None
-    key = []
-    for a in args:
-        if type(a) is _Tensor:
-            if a.requires_grad and _is_grad_enabled():  # the flag first: it is cheaper to read
-                return None
-            key.append((a.dtype, a.shape, a.stride(), a.device, a.data_ptr() & 15 == 0))
-        elif isinstance(a, _Tensor):
-            return None
-        else:
-            key.append(type(a))
-    return tuple(key)
-
-
 class LaunchRecipe:
     """A planned call with the arguments left out: allocate the outputs and launch.
-    `call(args)` runs it; on CUDA it becomes a closure over the compiled kernel's own
-    launcher once that launcher has launched this call once."""
+    `recipe(args)` runs it. `call(args, pointers)` is the steady path's entry (`pointers`:
+    the tensor arguments' data_ptr(), in order); on CUDA it becomes a closure over the
+    compiled kernel's own launcher once that launcher has launched this call once."""
 
     def __init__(self, **fields):
         self.__dict__.update(fields)
@@ -410,7 +406,10 @@ class LaunchRecipe:
                      *(self.sizes if self.tiled else self.sizes[1:]), self.numel, *self.blocks)
         self.fast = None  # launch(*kernel args), once Triton has compiled the kernel
         self.fast_kind = None  # "direct" (launch.direct_launcher) or "runner" (CompiledKernel[grid])
-        self.call = self.__call__
+        self.call = self.first_calls
+
+    def first_calls(self, args, pointers):
+        return self(args)
 
     def __call__(self, args):
         outputs = [torch.empty_strided(self.out_shape, self.out_strides, dtype=d, device=self.device)
@@ -444,14 +443,14 @@ class LaunchRecipe:
         if self.fast is not None:
             try:  # a launcher that refuses its arguments raises before launching
                 if self.fast_kind == "direct":
-                    self.fast(*[t.data_ptr() for t in tensors], *[o.data_ptr() for o in outputs], *scalars,
-                              *self.tail)
+                    self.fast((*[t.data_ptr() for t in tensors], *[o.data_ptr() for o in outputs], *scalars,
+                               *self.tail))
                 else:
                     self.fast(*tensors, *outputs, *scalars, *self.tail)
             except Exception:
                 self.fast = self.fast_kind = None
             else:
-                if self.call == self.__call__ and not _several_gpus():
+                if self.call == self.first_calls and not _several_gpus():
                     self.call = self.steady_call(tensors)
                 return
         compiled = self.launch(*tensors, *outputs, *scalars, *self.strides, self.sizes, self.numel, self.grid,
@@ -464,7 +463,7 @@ class LaunchRecipe:
         """Launch later calls through the compiled kernel's launcher, skipping Triton's
         per-call argument binding. The kernel is specialized on pointer alignment, which the
         signature key holds for the inputs."""
-        self.compiled = compiled  # what benchmarks/run.py times Triton's own runner on
+        self.compiled = compiled  # the steady path's launcher is made from it (and benchmarks time it)
         self.fast = direct_launcher(compiled, self.grid[0], self.device) if DIRECT_LAUNCH else None
         if self.fast is not None:
             self.fast_kind = "direct"
@@ -478,45 +477,36 @@ class LaunchRecipe:
     def steady_call(self, sample):
         """`call` for a proven launcher: one closure doing only what this recipe needs
         (`sample`: the input tensors of a call it serves). With no numbers among them, the
-        arguments are the kernel's tensors, in order."""
-        fast, tail = self.fast, self.tail
+        arguments are the kernel's tensors, in order, and `pointers` their data_ptr()."""
         if self.numel == 0 or self.scalar_positions or not self.single:
-            return self.__call__
-        like, allocate = self.allocator(sample)
-        if self.fast_kind == "direct" and like is not None:
-            empty_like = torch.empty_like
+            return self.first_calls
+        allocate, tail = self.allocator(sample), self.tail
+        if self.fast_kind == "direct":
+            # None where a profiler registered a launch hook since: the first calls' path serves
+            return direct_launcher(self.compiled, self.grid[0], self.device, output=(allocate, tail)) \
+                or self.first_calls
+        fast = self.fast
 
-            def call(args):  # the commonest call, with nothing in between: same-layout inputs
-                out = empty_like(args[like])
-                fast(*[a.data_ptr() for a in args], out.data_ptr(), *tail)
-                return out
-        elif self.fast_kind == "direct":
-            def call(args):
-                out = allocate(args)
-                fast(*[a.data_ptr() for a in args], out.data_ptr(), *tail)
-                return out
-        else:
-            def call(args):
-                out = allocate(args)
-                fast(*args, out, *tail)
-                return out
+        def call(args, pointers):
+            out = allocate(args)
+            fast(*args, out, *tail)
+            return out
         return call
 
     def allocator(self, sample):
         """The cheapest way to allocate the output from the arguments (the signature key
         fixes their shapes, strides, dtypes and device): torch.empty_like of an input with the
         output's layout and dtype, else Tensor.new_empty_strided of an input with its dtype
-        (their Python bindings take fewer arguments than torch.empty_strided's). Returns
-        (the position of the input that empty_like copies, or None; the allocator)."""
+        (their Python bindings take fewer arguments than torch.empty_strided's)."""
         shape, strides, dtype, device = self.out_shape, self.out_strides, self.out_dtypes[0], self.device
         tensors = [(i, t) for i, t in zip(self.tensor_positions, sample) if t.device == device]
         for i, tensor in tensors:
             if tensor.dtype == dtype and tensor.shape == shape and torch.empty_like(tensor).stride() == strides:
-                return i, lambda args, empty_like=torch.empty_like: empty_like(args[i])
+                return lambda args, empty_like=torch.empty_like: empty_like(args[i])
         for i, tensor in tensors:
             if tensor.dtype == dtype:
-                return None, lambda args: args[i].new_empty_strided(shape, strides)
-        return None, lambda args, empty=torch.empty_strided: empty(shape, strides, dtype=dtype, device=device)
+                return lambda args: args[i].new_empty_strided(shape, strides)
+        return lambda args, empty=torch.empty_strided: empty(shape, strides, dtype=dtype, device=device)
 
 
 class _ViewRecipe:
@@ -526,8 +516,8 @@ class _ViewRecipe:
     def __init__(self, recipe):
         self.recipe = recipe
 
-    def call(self, args):
-        return self.recipe.call([_kernel_operand(a) for a in args])
+    def __call__(self, args):
+        return self.recipe([_kernel_operand(a) for a in args])
 
 
 def _kernel_operand(value):

@@ -51,11 +51,15 @@ def _idle(hook) -> bool:
     return hook is None or (type(getattr(hook, "calls", None)) is list and not hook.calls)
 
 
-def direct_launcher(compiled, grid0: int, device: torch.device, knobs=None, current_stream=None):
-    """A function `launch(*kernel_args)` that launches `compiled` on the grid (grid0, 1, 1)
-    on the device's current stream, pointers given as ints; None where this Triton's
-    launcher is not one it knows. While a launch hook is registered (a profiler), each
-    launch goes through Triton's own runner so that the hook sees it."""
+def direct_launcher(compiled, grid0: int, device: torch.device, knobs=None, current_stream=None, output=None):
+    """A function `launch(kernel_args)` that launches `compiled` on the grid (grid0, 1, 1)
+    on the device's current stream, the kernel's arguments given as one tuple, pointers as
+    ints; None where this Triton's launcher is not one it knows. With `output`, a pair
+    (allocate, tail), it is instead the steady path's `call(args, pointers)`: allocate the
+    one output from the call's arguments, launch on (*pointers, its pointer, *tail), return
+    it; one closure, since each Python call here costs ~0.2 us of a ~9 us call. While a
+    launch hook is registered (a profiler), each launch goes through Triton's own runner so
+    that the hook sees it."""
     try:
         runner = compiled[(grid0, 1, 1)]  # loads the module; Triton 3.6 reads three grid dims
         launcher, function, metadata = compiled.run, compiled.function, compiled.packed_metadata
@@ -81,24 +85,50 @@ def direct_launcher(compiled, grid0: int, device: torch.device, knobs=None, curr
         return None
     # an empty HookChain's list of calls (mutated in place when a profiler adds a hook)
     enter_calls, exit_calls = getattr(enter, "calls", ()), getattr(exit, "calls", ())
+    # each closure below tests `runtime.launch_enter_hook is enter and runtime.launch_exit_hook
+    # is exit and not enter_calls and not exit_calls`: no profiler registered (or replaced) a
+    # hook since; else Triton's runner launches, and calls the hook
+    allocate, tail = output or (None, ())
 
     if layout == "3.6":
-        def launch(*args):
+        between = (function, cooperative, pdl, None, None, metadata, None, None, None)
+        if output is None:
+            def launch(args):
+                if (runtime.launch_enter_hook is enter and runtime.launch_exit_hook is exit
+                        and not enter_calls and not exit_calls):
+                    c_launch(grid0, 1, 1, current_stream(index), *between, *args)
+                else:
+                    runner(*args)
+            return launch
+
+        def call(args, pointers):
+            out = allocate(args)
             if (runtime.launch_enter_hook is enter and runtime.launch_exit_hook is exit
                     and not enter_calls and not exit_calls):
-                c_launch(grid0, 1, 1, current_stream(index), function, cooperative, pdl, None, None,
-                         metadata, None, None, None, *args)
-            else:  # a profiler registered (or replaced) a launch hook: Triton's runner calls it
+                c_launch(grid0, 1, 1, current_stream(index), *between, *pointers, out.data_ptr(), *tail)
+            else:
+                runner(*pointers, out.data_ptr(), *tail)
+            return out
+        return call
+
+    # Triton 3.9's C entry point takes the kernel arguments as one tuple, with their annotations
+    between = (function, cooperative, pdl, metadata, None, None, None, None, None, launcher.arg_annotations,
+               launcher.kernel_signature)
+    if output is None:
+        def launch(args):
+            if (runtime.launch_enter_hook is enter and runtime.launch_exit_hook is exit
+                    and not enter_calls and not exit_calls):
+                c_launch(grid0, 1, 1, current_stream(index), *between, args)
+            else:
                 runner(*args)
         return launch
 
-    annotations, signature = launcher.arg_annotations, launcher.kernel_signature
-
-    def launch(*args):
+    def call(args, pointers):
+        out = allocate(args)
         if (runtime.launch_enter_hook is enter and runtime.launch_exit_hook is exit
                 and not enter_calls and not exit_calls):
-            c_launch(grid0, 1, 1, current_stream(index), function, cooperative, pdl, metadata, None, None, None,
-                     None, None, annotations, signature, args)
+            c_launch(grid0, 1, 1, current_stream(index), *between, (*pointers, out.data_ptr(), *tail))
         else:
-            runner(*args)
-    return launch
+            runner(*pointers, out.data_ptr(), *tail)
+        return out
+    return call

@@ -63,7 +63,7 @@ def test_triton_3_6_layout():
     compiled = Compiled(Launcher36())
     launch = direct_launcher(compiled, 40, DEVICE, knobs=Knobs(HookChain), current_stream=streams)
     assert launcher_layout(compiled.run) == "3.6" and compiled.grids == [(40, 1, 1)]
-    launch(111, 222, 3, 1024)
+    launch((111, 222, 3, 1024))
     assert compiled.run.calls == [(40, 1, 1, 78, 1234, False, True, None, None, (4, 1, 0), None, None, None,
                                    111, 222, 3, 1024)]
     assert compiled.runner_calls == []
@@ -73,7 +73,7 @@ def test_triton_3_9_layout():
     compiled = Compiled(Launcher39())
     launch = direct_launcher(compiled, 8, DEVICE, knobs=Knobs(lambda: None), current_stream=streams)
     assert launcher_layout(compiled.run) == "3.9"
-    launch(111, 5)
+    launch((111, 5))
     assert compiled.run.calls == [(8, 1, 1, 78, 1234, False, True, (4, 1, 0), None, None, None, None, None,
                                    ("annotations",), b"signature", (111, 5))]
 
@@ -85,11 +85,39 @@ def test_a_registered_hook_sees_every_launch(launcher):
     compiled = Compiled(launcher())
     launch = direct_launcher(compiled, 2, DEVICE, knobs=knobs, current_stream=streams)
     knobs.runtime.launch_enter_hook.calls.append(print)
-    launch(1, 2)
+    launch((1, 2))
     assert compiled.runner_calls == [(1, 2)] and compiled.run.calls == []
     knobs.runtime.launch_enter_hook.calls.clear()
-    launch(1, 2)
+    launch((1, 2))
     assert len(compiled.run.calls) == 1
+
+
+class Output:
+    def data_ptr(self):
+        return 999
+
+
+@pytest.mark.parametrize("launcher, expected", [
+    (Launcher36, (40, 1, 1, 78, 1234, False, True, None, None, (4, 1, 0), None, None, None, 111, 222, 999, 3, 64)),
+    (Launcher39, (40, 1, 1, 78, 1234, False, True, (4, 1, 0), None, None, None, None, None, ("annotations",),
+                  b"signature", (111, 222, 999, 3, 64)))])
+def test_the_steady_call_allocates_its_output_and_launches_in_one_closure(launcher, expected):
+    """With `output`, the launcher is the steady path's call(args, pointers): it allocates the
+    output from the arguments, launches on the pointers, the output's and the tail, and
+    returns the output; with a hook registered, the runner gets the same arguments."""
+    knobs, compiled, allocated = Knobs(HookChain), Compiled(launcher()), []
+
+    def allocate(args):
+        allocated.append(args)
+        return Output()
+
+    call = direct_launcher(compiled, 40, DEVICE, knobs=knobs, current_stream=streams, output=(allocate, (3, 64)))
+    out = call(("a", "b"), [111, 222])
+    assert type(out) is Output and allocated == [("a", "b")]
+    assert compiled.run.calls == [expected] and compiled.runner_calls == []
+    knobs.runtime.launch_exit_hook.calls.append(print)
+    assert type(call(("a", "b"), [111, 222])) is Output
+    assert compiled.runner_calls == [(111, 222, 999, 3, 64)] and len(compiled.run.calls) == 1
 
 
 class UnknownLauncher(Launcher36):
@@ -181,4 +209,4 @@ def test_steady_calls_allocate_and_launch_right_in_every_variant():
             torch.testing.assert_close(mixed(3, a, b), a * 3 - b)
     kinds = {r.fast_kind for r in plain._recipes.values()}
     assert kinds == {"direct"}
-    assert all(r.call != r.__call__ for r in plain._recipes.values())
+    assert all(r.call != r.first_calls for r in plain._recipes.values())
