@@ -10,6 +10,7 @@ import math
 import sys
 
 import torch
+import torch.nn.functional as F
 
 from benchmarks.experiments import best_us
 from tritonize import pointwise
@@ -45,8 +46,13 @@ def log1p(x):
     return math.log1p(x)
 
 
+@pointwise
+def gelu_tanh(x):  # gelu's tanh form, as tritonize.ops.gelu(x, approximate="tanh") computes it
+    return 0.5 * x * (1.0 + math.tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)))
+
+
 FUNCTIONS = [(tanh, torch.tanh), (sin, torch.sin), (cos, torch.cos), (exp, torch.exp), (erf, torch.erf),
-             (log1p, torch.log1p)]
+             (log1p, torch.log1p), (gelu_tanh, lambda x: F.gelu(x, approximate="tanh"))]
 
 
 def argument(function, x):
@@ -69,4 +75,4 @@ if __name__ == "__main__":
         arg = argument(ours, x)
         torch.testing.assert_close(ours(arg).float(), eager(arg).float(), rtol=1.6e-2, atol=1e-5)
         mine, theirs = best_us(lambda: ours(arg)), best_us(lambda: eager(arg))
-        print(f"{ours.__name__:6s} tritonize {mine:7.1f}  eager {theirs:7.1f}  ({theirs / mine:.2f}x eager)", flush=True)
+        print(f"{ours.__name__:9s} tritonize {mine:7.1f}  eager {theirs:7.1f}  ({theirs / mine:.2f}x eager)", flush=True)
