@@ -1,8 +1,9 @@
-"""Where a memoized call's host time goes, on one host, each part timed in turn (fastest of
-seven rounds of 5000 calls): tritonize's 1K add, its parts, Triton's C launch alone, a C loop
-of bare cuLaunchKernel calls on the same kernel (the floor of any launcher), and the same
-steps written inline in Python for two tensors (a lower bound for the steady path). CUDA and
-a C compiler (Triton needs one too); Triton 3.6's launcher layout (the GPU image's).
+"""Where a memoized call's host time goes, on one host, each part timed in turn (the fastest
+of seven rounds of 5000 calls, benchmarks.run's per_call_us): tritonize's 1K add, its parts,
+Triton's C launch alone, a C loop of bare cuLaunchKernel calls on the same kernel (the floor
+of any launcher), and the same steps written inline in Python for two tensors (a lower
+bound for the steady path). Needs CUDA, a C compiler (Triton needs one too) and Triton 3.6's
+launcher layout (the GPU image's).
 
     python -m benchmarks.experiments.host_path
 """
@@ -10,12 +11,12 @@ import ctypes
 import os
 import subprocess
 import tempfile
-import time
 
 import torch
 import triton
 
 from benchmarks.cases import OPS
+from benchmarks.run import per_call_us
 from tritonize.decorator import signature_key
 
 x = torch.randn(1024, device="cuda")
@@ -62,34 +63,24 @@ parts = {
     "python call, 16 args": lambda: nothing(grid0, 1, 1, stream, function, coop, pdl, None, None, metadata, None,
                                             None, None, p, p, q, *tail),
 }
-CALLS = 5000
 
 
-def one_round(fn):
-    torch.cuda.synchronize()
-    start = time.perf_counter()
-    for _ in range(CALLS):
-        fn()
-    torch.cuda.synchronize()
-    return (time.perf_counter() - start) / CALLS * 1e6
+def show(functions):
+    """benchmarks.run's per-call timing: the fastest of seven rounds of 5000 calls in turn."""
+    for label, us in per_call_us(functions, 5000, rounds=7).items():
+        print(f"{label:32s} {us:6.2f} us")
 
 
-for fn in parts.values():
-    for _ in range(300):
-        fn()
-best = {k: float("inf") for k in parts}
-for _ in range(7):
-    for k, fn in parts.items():
-        best[k] = min(best[k], one_round(fn))
-for k, v in best.items():
-    print(f"{k:32s} {v:6.2f} us")
+show(parts)
 
 # -- the launch floor: cuLaunchKernel in a C loop, and a minimal Python steady path
 include = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "include")
 so = os.path.join(tempfile.mkdtemp(), "floor.so")
-subprocess.check_call(["cc", "-O2", "-shared", "-fPIC", "-I", include, os.path.join(os.path.dirname(__file__), "launch_floor.c"), "-o", so, "-ldl"])
+source = os.path.join(os.path.dirname(__file__), "launch_floor.c")
+subprocess.check_call(["cc", "-O2", "-shared", "-fPIC", "-I", include, source, "-o", so, "-ldl"])
 lib = ctypes.CDLL(so)
-lib.param_info.argtypes = [ctypes.c_uint64, ctypes.c_int, ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64)]
+pointer = ctypes.POINTER(ctypes.c_uint64)
+lib.param_info.argtypes = [ctypes.c_uint64, ctypes.c_int, pointer, pointer]
 lib.floor_us.restype = ctypes.c_double
 lib.floor_us.argtypes = [ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
                          ctypes.POINTER(ctypes.c_uint64), ctypes.c_int]
@@ -131,9 +122,4 @@ def minimal(a, b):
 print("minimal found", minimal(x, x) is not None)
 more = {"tritonize add": lambda: add(x, x), "minimal python path": lambda: minimal(x, x),
         "eager add": lambda: torch.add(x, x), "c_launch, stream cached": c_direct}
-best = {k: float("inf") for k in more}
-for _ in range(7):
-    for k, fn in more.items():
-        best[k] = min(best[k], one_round(fn))
-for k, v in best.items():
-    print(f"{k:32s} {v:6.2f} us")
+show(more)
