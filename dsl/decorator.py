@@ -480,16 +480,22 @@ class LaunchRecipe:
         arguments are the kernel's tensors, in order, and `pointers` their data_ptr()."""
         if self.numel == 0 or self.scalar_positions or not self.single:
             return self.first_calls
-        allocate, tail = self.allocator(sample), self.tail
-        if self.fast_kind == "direct":
-            # None where a profiler registered a launch hook since: the first calls' path serves
-            return direct_launcher(self.compiled, self.grid[0], self.device, output=(allocate, tail)) \
-                or self.first_calls
-        fast = self.fast
+        allocate, tail, fast = self.allocator(sample), self.tail, self.fast
+        if self.fast_kind == "runner":
+            def call(args, pointers):
+                out = allocate(args)
+                fast(*args, out, *tail)
+                return out
+            return call
+        steady = direct_launcher(self.compiled, self.grid[0], self.device, output=(allocate, tail))
+        if steady is not None:
+            return steady
 
+        # a profiler registered a launch hook since arming: the armed launch, which hands launches to
+        # Triton's runner while a hook is registered, serves (rather than asking again on every call)
         def call(args, pointers):
             out = allocate(args)
-            fast(*args, out, *tail)
+            fast((*pointers, out.data_ptr(), *tail))
             return out
         return call
 
