@@ -13,7 +13,7 @@ import torch
 from tritonize.passes.ast_tools import (NameAllocator, comment, constant, expr, is_math_call, math_name,
                                         name)
 from tritonize.passes.fold_constants import literal
-from tritonize.passes.math_table import MATH_TABLE
+from tritonize.passes.math_table import CHEAP_EXPONENTS, MATH_TABLE
 from tritonize.passes.type_rules import (BIT_WIDTH, VType, compute_dtype, is_float, triton_dtype)
 
 _INT_RANGE = {torch.int8: (-2**7, 2**7), torch.int16: (-2**15, 2**15), torch.int32: (-2**31, 2**31),
@@ -315,6 +315,8 @@ class LowerToTriton:
         return self.integer_power(left, right, dtype)
 
     def power_by_constant(self, base, exponent, dtype):
+        if exponent not in CHEAP_EXPONENTS:  # the exponents math_table.calls_costly_math counts as cheap
+            return None
         if float(exponent) == 0.0:
             return self.cast(Lowered(None, None, None, 1), dtype)  # x ** 0 == 1, nan too
         if is_float(dtype):

@@ -99,7 +99,7 @@ MATH_CONSTANTS = {
 }
 
 
-# `**` exponents that lower_to_triton.power_by_constant turns into products, sqrt or a division
+# the only `**` exponents lower_to_triton.power_by_constant turns into products, sqrt or a division
 CHEAP_EXPONENTS = {0, 1, 2, 3, 4, 0.5, -0.5, -1, -2}
 
 
