@@ -304,6 +304,8 @@ def runs_together(sizes: list, strides: list, p: int) -> bool:
 
 
 CUDA_BLOCK, CUDA_WARPS = 1024, 4
+# a tile's elements on CUDA: at most, and at the least (see tile_elements)
+CUDA_TILE_ELEMENTS, CUDA_SMALL_TILE_ELEMENTS = 4096, 512
 # the flat block for costly math (exp, erf, sin, ...) when every element fits in one wave of the
 # device's threads at 4 elements per thread (see launch_shape)
 CUDA_SMALL_COSTLY_BLOCK = 512
@@ -320,10 +322,13 @@ def launch_shape(device: torch.device, sizes: tuple, tile, costly_math: bool = F
         if chosen is not None:
             return chosen
     if tile is not None:
+        if device.type != "cuda":
+            return tile_blocks(sizes, tile), 1
         # benchmarks/tune.py, 2^20..2^24 elements on an H100 and an H200: no other tile edges or
         # warp counts are faster beyond run-to-run noise (smaller tiles that fill the device at
-        # 2^21..2^23 won 4-5% on the H100 and lost as often on the H200)
-        return tile_blocks(sizes, tile), CUDA_WARPS if device.type == "cuda" else 1
+        # 2^21..2^23 won 4-5% on the H100 and lost as often on the H200); smaller tiles at small
+        # sizes: see tile_elements
+        return tile_blocks(sizes, tile, tile_elements(device, math.prod(sizes))), CUDA_WARPS
     if device.type == "cuda":
         # benchmarks/tune.py on an H100 and an H200, 2^20..2^27 elements: 1024 with 4 warps is
         # within noise of the best for light ops; blocks of 2048 lift 16-bit gelu by 5-7% but
@@ -345,14 +350,29 @@ def device_threads(device: torch.device) -> int:
     return properties.multi_processor_count * properties.max_threads_per_multi_processor
 
 
-def tile_blocks(sizes: list, tile) -> tuple:
-    """Tile edges of about 4096 elements: up to 64 along each side, and longer along one
-    side when the other is short."""
+def tile_elements(device: torch.device, numel: int) -> int:
+    """Elements per tile of a CUDA launch: 4096 (64 x 64), halved (down to 512) while the grid
+    would hold fewer programs than a quarter of the 4-warp programs the device runs at once."""
+    # benchmarks/experiments/small_tiles.py on an H100, transposed and permuted adds at 2^12..2^20:
+    # a kernel of a few 4096-element programs lasts as long as one program does (0.71-0.91x
+    # eager at 2^12..2^16); 512-element tiles run those sizes 15-30% faster, at 1.0-1.1x eager,
+    # and at 2^20 tiles of 1024 beat 4096 by 7% (as CUDA graphs). Warps other than 4 bought nothing.
+    programs_at_once = device_threads(device) // (32 * CUDA_WARPS)
+    elements = CUDA_TILE_ELEMENTS
+    while elements > CUDA_SMALL_TILE_ELEMENTS and numel // elements < programs_at_once // 4:
+        elements //= 2
+    return elements
+
+
+def tile_blocks(sizes: list, tile, elements: int = 4096) -> tuple:
+    """Tile edges of about `elements` (a power of two, 4096 = 64 x 64): up to its square root
+    along each side, and longer along one side when the other is short."""
     p = tile[0]
     inner = math.prod(sizes[p + 1:])
-    block0 = min(64, _next_power_of_two(sizes[p]))
-    block1 = min(_next_power_of_two(inner), max(64, 4096 // block0))
-    block0 = min(_next_power_of_two(sizes[p]), max(block0, 4096 // block1))
+    side = 1 << (elements.bit_length() - 1) // 2
+    block0 = min(side, _next_power_of_two(sizes[p]))
+    block1 = min(_next_power_of_two(inner), max(side, elements // block0))
+    block0 = min(_next_power_of_two(sizes[p]), max(block0, elements // block1))
     return block0, block1
 
 

@@ -117,7 +117,8 @@ def test_launch_shape_override_and_cpu_rule(monkeypatch):
 
 def test_cuda_launch_shape_rule(monkeypatch):
     """Flat CUDA launches take 1024 with 4 warps, and 512 for costly math while every element
-    fits in one wave of the device's threads at 4 per thread; tiles keep their edges."""
+    fits in one wave of the device's threads at 4 per thread; tiles take 4096 elements, fewer
+    (down to 512) while the grid would hold fewer than 528 programs (132 SMs x 16 / 4)."""
     monkeypatch.setattr(call, "device_threads", lambda device: 132 * 2048)
     cuda = torch.device("cuda", 0)
     one_wave = 4 * 132 * 2048
@@ -129,7 +130,25 @@ def test_cuda_launch_shape_rule(monkeypatch):
     assert call.launch_shape(cuda, (2**20,), None, costly_math=False) == ((1024,), 4)
     assert call.launch_shape(cuda, (100,), None) == ((1024,), 4)
     tile = (0, 1, ())
-    assert call.launch_shape(cuda, (1024, 1024), tile, costly_math=True) == (call.tile_blocks((1024, 1024), tile), 4)
+    assert call.launch_shape(cuda, (4096, 4096), tile) == ((64, 64), 4)
+    assert call.launch_shape(cuda, (2048, 2048), tile) == ((64, 64), 4)  # 1024 programs
+    assert call.launch_shape(cuda, (1024, 2048), tile) == ((32, 64), 4)  # 512 of 4096 would be too few
+    assert call.launch_shape(cuda, (1024, 1024), tile, costly_math=True) == ((32, 32), 4)
+    assert call.launch_shape(cuda, (512, 512), tile) == ((16, 32), 4)
+    assert call.launch_shape(cuda, (4, 1024), tile) == ((4, 128), 4)  # eight programs, not one
+    assert call.launch_shape(cuda, (4, 3), tile) == ((4, 4), 4)
+
+
+def test_tile_blocks_shape_tiles_of_the_asked_elements():
+    tile = (0, 1, ())
+    assert call.tile_blocks((4096, 4096), tile) == (64, 64)
+    assert call.tile_blocks((4096, 4096), tile, 2048) == (32, 64)
+    assert call.tile_blocks((4096, 4096), tile, 1024) == (32, 32)
+    assert call.tile_blocks((4096, 4096), tile, 512) == (16, 32)
+    assert call.tile_blocks((4, 1024), tile) == (4, 1024)  # a short side lends the long one its share
+    assert call.tile_blocks((4, 1024), tile, 512) == (4, 128)
+    assert call.tile_blocks((1024, 4), tile, 512) == (128, 4)
+    assert call.tile_blocks((2, 4, 1024), (0, 2, ()), 1024) == (2, 512)  # the dims after p count as one
 
 
 def test_plan_tells_launch_shape_about_costly_math(monkeypatch):
