@@ -352,14 +352,16 @@ def device_threads(device: torch.device) -> int:
 
 def tile_elements(device: torch.device, numel: int) -> int:
     """Elements per tile of a CUDA launch: 4096 (64 x 64), halved (down to 512) while the grid
-    would hold fewer programs than a quarter of the 4-warp programs the device runs at once."""
+    would hold fewer programs than the device runs at once (4 warps each)."""
     # benchmarks/experiments/small_tiles.py on an H100, transposed and permuted adds at 2^12..2^20:
     # a kernel of a few 4096-element programs lasts as long as one program does (0.71-0.91x
-    # eager at 2^12..2^16); 512-element tiles run those sizes 15-30% faster, at 1.0-1.1x eager,
-    # and at 2^20 tiles of 1024 beat 4096 by 7% (as CUDA graphs). Warps other than 4 bought nothing.
+    # eager at 2^12..2^16); 512-element tiles run those sizes 15-30% faster, at 1.0-1.1x eager.
+    # `benchmarks.tune --graph` on an H200 (tune_tiles_graph_h200.txt): at 2^22, where 64 x 64
+    # tiles fill half the device, 32 x 32 ones are 4% faster; from 2^23 up all are even.
+    # Warps other than 4 bought nothing.
     programs_at_once = device_threads(device) // (32 * CUDA_WARPS)
     elements = CUDA_TILE_ELEMENTS
-    while elements > CUDA_SMALL_TILE_ELEMENTS and numel // elements < programs_at_once // 4:
+    while elements > CUDA_SMALL_TILE_ELEMENTS and numel // elements < programs_at_once:
         elements //= 2
     return elements
 
