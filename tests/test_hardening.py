@@ -563,9 +563,12 @@ def test_a_type_error_writes_nothing_to_the_cache(device):
     assert not invert.specializations
 
 
-def test_an_interrupted_write_leaves_no_file_and_the_next_call_works(device, monkeypatch):
+def test_an_interrupted_write_leaves_no_file_and_the_next_call_works(device, monkeypatch, tmp_path):
     """A KeyboardInterrupt (or a full disk) in the middle of writing a module: no partial
     file, no temporary file, no entry; the next call generates the module whole."""
+    # an empty cache: a module an earlier run left in a reused TRITONIZE_CACHE_DIR is not written
+    monkeypatch.setenv("TRITONIZE_CACHE_DIR", str(tmp_path))
+
     @pointwise
     def interrupted(x):
         return x * 3 - 1
@@ -586,16 +589,15 @@ def test_an_interrupted_write_leaves_no_file_and_the_next_call_works(device, mon
             self.handle.write(text[: len(text) // 2])
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(cache.os, "fdopen", lambda fd, mode: Exploding(real_fdopen(fd, mode)))
-    before = cache_files("interrupted")
     x = torch.arange(4.0, device=device)
     out = sentinel((4,), device=device)
-    with pytest.raises(KeyboardInterrupt):
-        interrupted(x, out=out)
+    with monkeypatch.context() as exploding:
+        exploding.setattr(cache.os, "fdopen", lambda fd, mode: Exploding(real_fdopen(fd, mode)))
+        with pytest.raises(KeyboardInterrupt):
+            interrupted(x, out=out)
     assert_untouched(out)
-    assert cache_files("interrupted") == before
+    assert cache_files("interrupted") == set()
     assert not interrupted.specializations
-    monkeypatch.undo()
     torch.testing.assert_close(interrupted(x, out=out), x * 3 - 1)
     path = interrupted.source_path(x)
     assert path.stem.endswith(cache.content_hash(path.read_text()))
