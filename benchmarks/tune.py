@@ -16,7 +16,7 @@ import argparse
 import torch
 
 from benchmarks.cases import CASES, OPS, bytes_moved, make_inputs
-from benchmarks.run import check, copy_bandwidth, graph_us, median_us, rotating_inputs, same_bytes_copy
+from benchmarks.run import check, compile_static, copy_bandwidth, graph_us, median_us, rotating_inputs, same_bytes_copy
 from tritonize import call
 
 FLAT_CONFIGS = [((1024,), 4), ((512,), 4), ((512,), 8), ((256,), 2), ((256,), 4), ((1024,), 8), ((2048,), 4),
@@ -48,7 +48,7 @@ def sweep(name: str, case: str, dtype: torch.dtype, exponent: int, copy_bw: floa
             f"{' tiled' if spec.tile else ''}: copy of the same bytes {copy_us:.2f} us "
             f"({moved / copy_us / 1e3 / copy_bw:.0%} of peak copy), eager {eager_us:.2f} us")
     if compiled:
-        function = torch.compile(op.eager)
+        function = compile_static(op.eager)
         check(name + " (torch.compile)", function(*inputs), reference, dtype)
         line += f", torch.compile {time(function):.2f} us"
     print(line, flush=True)
