@@ -324,10 +324,9 @@ def launch_shape(device: torch.device, sizes: tuple, tile, costly_math: bool = F
     if tile is not None:
         if device.type != "cuda":
             return tile_blocks(sizes, tile), 1
-        # benchmarks/tune.py, 2^20..2^24 elements on an H100 and an H200: no other tile edges or
-        # warp counts are faster beyond run-to-run noise (smaller tiles that fill the device at
-        # 2^21..2^23 won 4-5% on the H100 and lost as often on the H200); smaller tiles at small
-        # sizes: see tile_elements
+        # benchmarks/tune.py on an H100 and an H200: no warp count beats 4, and no tile edges beat
+        # the ones tile_elements sizes (single launches at 2^20..2^24 could not tell tiles apart;
+        # CUDA graphs could: see tile_elements)
         return tile_blocks(sizes, tile, tile_elements(device, math.prod(sizes))), CUDA_WARPS
     if device.type == "cuda":
         # benchmarks/tune.py on an H100 and an H200, 2^20..2^27 elements: 1024 with 4 warps is
