@@ -124,11 +124,9 @@ def compile_static(eager):
     return torch.compile(eager, dynamic=False)
 
 
-class Compiled:
+def compile_op(name):
     """torch.compile of an op for one row: compile_static of the op's eager function."""
-
-    def __call__(self, name):
-        return compile_static(OPS[name].eager)
+    return compile_static(OPS[name].eager)
 
 
 def check(name, ours, reference, dtype):
@@ -371,7 +369,6 @@ def main(argv=None):
     results["first call"] = first_call(Path(__file__).parent.parent)
     log(f"first call {results['first call']}")
 
-    compiled = Compiled()
     layout_sizes = range(12, 29, 4) if args.quick else range(12, 29, 2)
     plan = [("add", case, torch.float32, e) for case in CASES for e in layout_sizes]
     op_sizes = (20, 24, 27) if not args.quick else (24,)
@@ -381,7 +378,7 @@ def main(argv=None):
                 continue
             plan += [(name, "contiguous", dtype, e) for e in op_sizes if (name, dtype) != ("add", torch.float32)]
     for index, (name, case, dtype, exponent) in enumerate(plan):
-        row = measure_row(name, case, dtype, exponent, compiled, results["copy GB/s"] * 1e9, device)
+        row = measure_row(name, case, dtype, exponent, compile_op, results["copy GB/s"] * 1e9, device)
         results["rows"].append(row)
         log(f"[{index + 1}/{len(plan)}] {name:20s} {case:24s} {row['dtype']:9s} 2^{exponent:<3d} "
             f"{row['tritonize GB/s']:6.0f} GB/s ({row['tritonize % copy']:3.0f}% copy, "

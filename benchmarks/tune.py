@@ -90,7 +90,6 @@ def main(argv=None):
     parser.add_argument("--graph", action="store_true", help="time CUDA graphs of launches on rotating inputs")
     parser.add_argument("--configs", help="BLOCK/WARPS or ROWSxCOLS/WARPS, comma-separated (default: a sweep)")
     args = parser.parse_args(argv)
-    torch._dynamo.config.cache_size_limit = 256
     copy_bw = copy_bandwidth("cuda") / 1e9
     print(f"peak copy {copy_bw:.0f} GB/s (best of 2^26..2^28 fp32)", flush=True)
     for name in args.ops:
