@@ -247,11 +247,20 @@ class LowerToTriton:
         return ast.BinOp(left=a, op=ast.Div(), right=b)
 
     def by_literal_zero(self, right, dtype):
-        """An integer `//` or `%` by a literal 0 (after folding): undefined, as in torch's CUDA
-        kernels (Python raises), and Triton's compiler crashes folding it: a plain 0 instead."""
+        """An integer `//` or `%` by a literal 0 (after folding): 0, as `nonzero_divisor` gives
+        for a zero found at run time, with no division left in the kernel."""
         if not is_float(dtype) and right.is_literal and not isinstance(right.value, float) and right.value == 0:
-            return expr("tl.full([], 0, D)", D=expr(triton_dtype(dtype)))
+            return self.cast(Lowered(None, None, None, 0), dtype)  # a block where scalars are blocks
         return None
+
+    def nonzero_divisor(self, b, dtype):
+        """An integer divisor with 0 replaced by 1 (a literal is left as it is): x // 0 and x % 0
+        are 0 on every device, as in NumPy (Python raises, torch's CUDA kernels leave it undefined).
+        It also keeps a divisor that folds to a constant 0 (`x // (y - y)`) away from Triton's
+        CUDA compiler, which crashed on it (AxisInfo); `tl.where(b == 0, 1, b)` folds to 1."""
+        if isinstance(b, ast.Constant):
+            return b
+        return self.hoist(Lowered(expr("tl.where(b == 0, 1, b)", b=b), None, dtype), "nz").node
 
     def floor_divide(self, left, right, dtype):
         undefined = self.by_literal_zero(right, dtype)
@@ -260,13 +269,16 @@ class LowerToTriton:
         a = self.hoisted(left, dtype, "a")
         b = self.hoisted(right, dtype, "b")
         if not is_float(dtype):
-            quotient = self.hoist(Lowered(expr("a // b", a=a, b=b), None, dtype), "q").node
-            if dtype == torch.uint8:
+            divisor = self.nonzero_divisor(b, dtype)
+            quotient = self.hoist(Lowered(expr("a // d", a=a, d=divisor), None, dtype), "q").node
+            if dtype != torch.uint8:
+                rem = self.hoist(Lowered(expr("a - q * d", a=a, d=divisor, q=quotient), None, dtype), "r").node
+                # Triton's // truncates like C; step down where the signs differ (Python floors)
+                quotient = expr("q - ((r != 0) & ((r < 0) != (d < 0))).to(D)", q=quotient, r=rem, d=divisor,
+                                D=expr(triton_dtype(dtype)))
+            if divisor is b:
                 return quotient
-            rem = self.hoist(Lowered(expr("a - q * b", a=a, b=b, q=quotient), None, dtype), "r").node
-            # Triton's // truncates like C; step down where the signs differ (Python floors)
-            return expr("q - ((r != 0) & ((r < 0) != (b < 0))).to(D)", q=quotient, r=rem, b=b,
-                        D=expr(triton_dtype(dtype)))
+            return expr("tl.where(b == 0, 0, q)", b=b, q=quotient)
         # torch's div_floor_floating (c10/util/generic_math.h), which Python's float // matches
         mod = self.hoist(Lowered(self.fmod(a, b), None, dtype), "mod").node
         # correctly rounded: an ulp off here survives the floor (1e30 // 0.3 on the GPU)
@@ -298,6 +310,8 @@ class LowerToTriton:
             return undefined
         a = self.hoisted(left, dtype, "a")
         b = self.hoisted(right, dtype, "b")
+        if not is_float(dtype):
+            b = self.nonzero_divisor(b, dtype)  # x % 1 is 0, the result for a zero divisor
         rem = self.hoist(Lowered(self.fmod(a, b) if is_float(dtype) else expr("a % b", a=a, b=b), None, dtype),
                          "r").node
         if dtype == torch.uint8:

@@ -1109,15 +1109,16 @@ def int_floor_ops(x, y):
 def test_lower_to_triton_integer_floor_division_and_remainder():
     source = lower_body(int_floor_ops, x=VType(torch.int32, TENSOR), y=VType(torch.int32, TENSOR))
     # Triton's // and % truncate like C: the quotient steps down and the remainder takes the
-    # divisor's sign where the signs differ (generated names vary; the shapes do not)
-    quotient = re.search(r"(\w+) = x // y\n(\w+) = x - \1 \* y\n", source)
+    # divisor's sign where the signs differ; a zero divisor becomes 1 and the quotient 0
+    # (generated names vary; the shapes do not)
+    quotient = re.search(r"(\w+) = tl.where\(y == 0, 1, y\)\n(\w+) = x // \1\n(\w+) = x - \2 \* \1\n", source)
     assert quotient, source
-    q, r = quotient.groups()
-    assert f"= {q} - (({r} != 0) & (({r} < 0) != (y < 0))).to(tl.int32)" in source
-    remainder = re.search(r"(\w+) = x % y\n", source)
+    d, q, r = quotient.groups()
+    assert f"= tl.where(y == 0, 0, {q} - (({r} != 0) & (({r} < 0) != ({d} < 0))).to(tl.int32))" in source
+    remainder = re.search(r"(\w+) = tl.where\(y == 0, 1, y\)\n(\w+) = x % \1\n", source)
     assert remainder, source
-    r = remainder.group(1)
-    assert f"tl.where(({r} != 0) & (({r} < 0) != (y < 0)), {r} + y, {r})" in source
+    d, r = remainder.groups()
+    assert f"tl.where(({r} != 0) & (({r} < 0) != ({d} < 0)), {r} + {d}, {r})" in source
 
 
 def test_lower_to_triton_source_comments_point_at_user_lines():

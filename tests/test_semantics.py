@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 
 import pytest
 import torch
@@ -266,4 +267,33 @@ def test_integer_division_by_a_literal_zero_is_zero_not_a_compiler_crash(device)
 
     x = torch.arange(-4, 5, device=device)
     assert torch.equal(by_zero(x, 2), torch.div(x, 2, rounding_mode="floor"))
-    assert "tl.full([], 0, tl.int64)" in by_zero.source(x, 2)
+    assert re.search(r"tl\.full\(\[(BLOCK)?\], 0, tl\.int64\)", by_zero.source(x, 2))
+
+    @pointwise
+    def into_math(x):  # the zero is a block where the interpreter's math helpers need one
+        return math.atan2(0.0 * (x // 0), x)
+
+    want = torch.tensor([math.atan2(0.0, v) for v in x.tolist()], device=device)
+    torch.testing.assert_close(into_math(x), want.float(), rtol=1e-6, atol=0)
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64])
+def test_integer_division_by_zero_at_run_time_is_zero(device, dtype):
+    """x // 0 and x % 0 give 0 on every device (as NumPy), a divisor that Triton's compiler folds
+    to a constant 0 (y - y, y * 0) included: its CUDA compile crashed on those (AxisInfo)."""
+    @pointwise
+    def divisions(x, y):
+        return x // y, x % y, x // (y - y), x % (y * 0), 0 // (y // 0)
+
+    low = 0 if dtype == torch.uint8 else -7
+    x = torch.arange(low, low + 15, device=device).to(dtype)
+    y = torch.tensor([0, 1, 3, 0, 2, 5, 0, 1, 4, 0, 7, 2, 0, 3, 1], device=device).to(dtype)
+    if dtype != torch.uint8:
+        y[1::3] *= -1
+    safe = torch.where(y == 0, torch.ones_like(y), y)
+    zero = torch.zeros_like(x)
+    floor, rem, by_difference, by_product, nested = divisions(x, y)
+    assert torch.equal(floor, torch.where(y == 0, zero, torch.div(x, safe, rounding_mode="floor")))
+    assert torch.equal(rem, torch.where(y == 0, zero, torch.remainder(x, safe)))
+    for result in (by_difference, by_product, nested):
+        assert result.dtype == dtype and torch.equal(result, zero)
