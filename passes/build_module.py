@@ -105,6 +105,9 @@ class BuildModule:
         if cuda:
             # Triton links libdevice with flush-to-zero by default; torch keeps subnormals
             launch.keywords.append(ast.keyword(arg="enable_reflect_ftz", value=ast.Constant(False)))
+            # Python rounds every * and + on its own; contracting x * y - z into an fma made
+            # p - p nonzero (its rounding error) for p = x * y. Composites call tl.math.fma.
+            launch.keywords.append(ast.keyword(arg="enable_fp_fusion", value=ast.Constant(False)))
         return ast.FunctionDef(
             name="launch",
             args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params], vararg=None,

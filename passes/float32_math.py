@@ -20,23 +20,24 @@ import triton.language as tl
 
 # f32_erf: |x| < 1: x + x * p(x^2). Else 1 - 2^(-t * (1 + q(t))) with x's sign, t = min(|x|, 4)
 # (erf(4) rounds to 1). p and q are minimax fits (benchmarks/experiments/fit_erf.py), 0.99 ulp
-# before rounding in ex2.approx; x * y + z contracts to fma on the GPU. nan stays nan (the first
-# branch), +-inf give +-1, -0.0 stays -0.0.
+# before rounding in ex2.approx, with each step one fma (kernels compile without fma
+# contraction, so it is spelled out). nan stays nan (the first branch), +-inf give +-1, -0.0
+# stays -0.0.
 def f32_erf(x):
     """erf in float32 from two minimax polynomials and one select, within 1.2 ulp (libdevice's erff: 2)."""
     s = x * x
-    p = 7.853860006434843e-05 * s - 0.0008010193123482168
-    p = p * s + 0.005188327748328447
-    p = p * s - 0.026853810995817184
-    p = p * s + 0.1128358542919159
-    p = p * s - 0.3761262595653534
-    p = p * s + 0.12837916612625122
-    near_zero = p * x + x
+    p = tl.math.fma(7.853860006434843e-05, s, -0.0008010193123482168)
+    p = tl.math.fma(p, s, 0.005188327748328447)
+    p = tl.math.fma(p, s, -0.026853810995817184)
+    p = tl.math.fma(p, s, 0.1128358542919159)
+    p = tl.math.fma(p, s, -0.3761262595653534)
+    p = tl.math.fma(p, s, 0.12837916612625122)
+    near_zero = tl.math.fma(p, x, x)
     t = tl.minimum(tl.abs(x), 4.0)
-    q = -0.00030389297171495855 * t + 0.004597784485667944
-    q = q * t - 0.032891206443309784
-    q = q * t + 0.15165050327777863
-    q = q * t + 0.9173109531402588
-    q = q * t + 0.6280525326728821
-    tail = 1.0 - tl.exp2(q * (t * -1.0) - t)
+    q = tl.math.fma(-0.00030389297171495855, t, 0.004597784485667944)
+    q = tl.math.fma(q, t, -0.032891206443309784)
+    q = tl.math.fma(q, t, 0.15165050327777863)
+    q = tl.math.fma(q, t, 0.9173109531402588)
+    q = tl.math.fma(q, t, 0.6280525326728821)
+    tail = 1.0 - tl.exp2(tl.math.fma(q, t * -1.0, t * -1.0))
     return tl.where(tl.abs(x) >= 1.0, tl.where(x < 0.0, tail * -1.0, tail), near_zero)

@@ -85,7 +85,7 @@ def test_f32_erf_special_values(f32_erf):
 
 @pytest.mark.parametrize("name", sorted(HELPERS))
 def test_helpers_follow_the_generator_rules(name):
-    assert_follows_generator_rules(HELPERS[name], set(HELPERS), {"abs", "minimum", "where", "exp2"})
+    assert_follows_generator_rules(HELPERS[name], set(HELPERS), {"abs", "math", "minimum", "where", "exp2"})
 
 
 def test_math_table_float32_templates_name_helpers_of_float32_math():

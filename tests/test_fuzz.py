@@ -9,12 +9,13 @@ inf where Python returns an int or raises). Tensors are float64, int64 and bool,
 numbers, so results compare exactly:
 
 - int and bool outputs: equal, and the output dtype is the one the program's types predict;
-- float outputs of an *exact* program on the CPU (only correctly rounded operations, which
-  Triton's interpreter runs through numpy): equal bit for bit, sign of zero included (but for
-  `%`, whose zero takes the divisor's sign in Python and the dividend's in torch);
-- otherwise (transcendental functions, `**`, or a GPU, whose compiler fuses multiply-adds):
-  within 1e-9 relative, or else within what Python itself gives when the float inputs move by
-  1e-12 (an element next to a discontinuity such as `floor` may round either way).
+- float outputs of an *exact* program (only correctly rounded operations: Triton's interpreter
+  runs them through numpy, CUDA kernels compile them without fma contraction): equal bit for
+  bit, sign of zero included (but for `%`, whose zero takes the divisor's sign in Python and
+  the dividend's in torch);
+- otherwise (transcendental functions, `**`): within 1e-9 relative, or else within what Python
+  itself gives when the float inputs move by 1e-12 (an element next to a discontinuity such as
+  `floor` may round either way).
 
 An element where plain Python raises (a math domain error, a division by zero drawn by chance,
 an overflow) is not compared. Failing programs shrink to a minimal one; the failure prints its
@@ -247,7 +248,7 @@ def check(program, fn, plain, args, kwargs, shape, device):
     columns = [elements(a, shape) for a in args]
     names = list(kwargs)
     keyword_columns = [elements(kwargs[n], shape) for n in names]
-    strict = program.exact and device == "cpu"
+    strict = program.exact
     # the sign of zero must match, except for a zero remainder, which Python gives the divisor's
     # sign (-0.0 % 1.0 is 0.0) and torch.remainder (which tritonize follows) the dividend's
     signed_zeros = "mod" not in program.uses

@@ -216,6 +216,25 @@ def test_half_computes_in_float32_and_rounds_once(device):
         _bitwise_equal(fma_like(x, y), once)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_products_and_sums_round_separately_as_in_python(device, dtype):
+    """No fma contraction: fused into fma(x, y, -p), p - p for p = x * y came out as the
+    product's rounding error (6.9e-05 for radians(1e15) on CUDA) where Python gives 0."""
+    @pointwise
+    def cancel(x, y):
+        p = x * y
+        return p - p, x * y + y, math.radians(x) - math.radians(x)
+
+    generator = torch.Generator().manual_seed(3)
+    x = (torch.randn(777, generator=generator, dtype=torch.float64) * 1e6).to(dtype).to(device)
+    y = torch.randn(777, generator=generator, dtype=torch.float64).to(dtype).to(device)
+    x[0] = 1e15
+    difference, multiply_add, radians = cancel(x, y)
+    _bitwise_equal(difference, torch.zeros_like(x))
+    _bitwise_equal(radians, torch.zeros_like(x))
+    _bitwise_equal(multiply_add, x * y + y)  # torch's two kernels round twice
+
+
 def test_explicit_promotion_kinds(device):
     ints = torch.tensor([1, 2, 3], device=device)
     assert half_of(ints).dtype == torch.float32

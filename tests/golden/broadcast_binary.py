@@ -23,4 +23,5 @@ def broadcast_binary_kernel(a_ptr, b_ptr, out0_ptr, a_stride0, a_stride1, b_stri
 def launch(a, b, out0, a_strides, b_strides, out0_strides, sizes, num_tasks, grid, BLOCK, num_warps
     ):
     return broadcast_binary_kernel[grid](a, b, out0, *a_strides, *b_strides, *out0_strides, *
-        sizes[1:], num_tasks, BLOCK=BLOCK, num_warps=num_warps, enable_reflect_ftz=False)
+        sizes[1:], num_tasks, BLOCK=BLOCK, num_warps=num_warps, enable_reflect_ftz=False,
+        enable_fp_fusion=False)

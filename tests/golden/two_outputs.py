@@ -17,16 +17,19 @@ def two_outputs_kernel(a_ptr, out0_ptr, out1_ptr, b_arg: tl.int64, a_stride0, ou
     b = tl.full([], b_arg, tl.int64)
     # src[golden_functions.py:28]: return a // b, a % b
     b_1 = b.to(tl.int32)
-    q = a // b_1
-    r = a - q * b_1
-    r_1 = a % b_1
-    tl.store(out0_ptr + i0 * out0_stride0, q - ((r != 0) & ((r < 0) != (b_1 < 0))).to(tl.int32),
-        mask=mask)
-    tl.store(out1_ptr + i0 * out1_stride0, tl.where((r_1 != 0) & ((r_1 < 0) != (b_1 < 0)), r_1 +
-        b_1, r_1), mask=mask)
+    nz = tl.where(b_1 == 0, 1, b_1)
+    q = a // nz
+    r = a - q * nz
+    nz_1 = tl.where(b_1 == 0, 1, b_1)
+    r_1 = a % nz_1
+    tl.store(out0_ptr + i0 * out0_stride0, tl.where(b_1 == 0, 0, q - ((r != 0) & ((r < 0) != (nz <
+        0))).to(tl.int32)), mask=mask)
+    tl.store(out1_ptr + i0 * out1_stride0, tl.where((r_1 != 0) & ((r_1 < 0) != (nz_1 < 0)), r_1 +
+        nz_1, r_1), mask=mask)
 
 
 def launch(a, out0, out1, b_arg, a_strides, out0_strides, out1_strides, sizes, num_tasks, grid,
     BLOCK, num_warps):
     return two_outputs_kernel[grid](a, out0, out1, b_arg, *a_strides, *out0_strides, *
-        out1_strides, num_tasks, BLOCK=BLOCK, num_warps=num_warps, enable_reflect_ftz=False)
+        out1_strides, num_tasks, BLOCK=BLOCK, num_warps=num_warps, enable_reflect_ftz=False,
+        enable_fp_fusion=False)
