@@ -130,3 +130,20 @@ def bytes_moved(inputs, outputs) -> int:
                     distinct *= n
             total += distinct * t.element_size()
     return total
+
+
+SECTOR_BYTES = 32  # the unit in which an NVIDIA GPU's L2 reads and writes device memory
+
+
+def sector_bytes(inputs, outputs) -> int:
+    """Bytes device memory moves: as bytes_moved, but an element whose tensor's densest dim
+    steps past it reads or writes the rest of its 32-byte sector too (a stride-2 float32 slice
+    moves 8 bytes per element, a stride >= 8 one a whole sector)."""
+    total = 0
+    for t in list(inputs) + list(outputs):
+        if isinstance(t, torch.Tensor):
+            steps = [abs(s) for n, s in zip(t.shape, t.stride()) if n > 1 and s != 0]
+            distinct = math.prod(n for n, s in zip(t.shape, t.stride()) if s != 0)
+            step = min(steps, default=1) * t.element_size()
+            total += distinct * min(step, max(SECTOR_BYTES, t.element_size()))
+    return total

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from benchmarks import run
-from benchmarks.cases import CASES, OPS, bytes_moved, make_inputs
+from benchmarks.cases import CASES, OPS, bytes_moved, make_inputs, sector_bytes
 from tritonize import call
 
 
@@ -23,6 +23,21 @@ def test_bytes_moved_counts_a_broadcast_input_once():
     assert bytes_moved(inputs, [out]) == (2 * 2**12 + 1024) * 4
     strided = make_inputs("strided slices", 2**12, 1, torch.float32, "cpu")
     assert bytes_moved(strided, [strided[0].clone()]) == 2 * 2**12 * 4
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_sector_bytes_charge_a_slice_for_the_sectors_it_touches(dtype):
+    size = torch.finfo(dtype).bits // 8
+    for case in CASES:
+        inputs = make_inputs(case, 2**12, 2, dtype, "cpu")
+        out = torch.empty(64, 64, dtype=dtype)
+        if case == "strided slices":  # each read element brings its unused neighbour
+            assert sector_bytes(inputs, [out]) == (2 * 2 + 1) * 2**12 * size
+        else:  # dense layouts, transposed and permuted ones too, move what they use
+            assert sector_bytes(inputs, [out]) == bytes_moved(inputs, [out])
+    sparse = torch.zeros(64, 64, dtype=dtype)[:, ::32]  # one element per sector, at most 32 bytes each
+    assert sector_bytes([sparse], []) == 64 * 2 * 32
+    assert sector_bytes([torch.zeros((), dtype=dtype)], []) == size
 
 
 def test_row_takes_the_best_round_and_derives_its_columns(monkeypatch):
@@ -53,6 +68,7 @@ def test_row_takes_the_best_round_and_derives_its_columns(monkeypatch):
     assert row["vs torch.compile"] == pytest.approx(15.0 / 8.0)
     assert row["tritonize % same-size copy"] == pytest.approx(100 * 6.0 / 8.0)
     assert row["tritonize % copy"] == pytest.approx(100 * row["bytes"] / 8e-6 / 4e12)
+    assert row["tritonize % copy, sectors"] == pytest.approx(row["tritonize % copy"])  # contiguous
     assert not any(key.startswith("graph") for key in row)  # 2^12: below the graph-timed sizes
 
 
@@ -92,7 +108,8 @@ def test_rows_from_2e20_to_2e22_are_also_timed_as_graphs(monkeypatch):
 def test_markdown_has_every_row_and_column(tmp_path):
     rows = [{"op": "add", "case": case, "dtype": "float32", "numel": 2**24, "bytes": 3 * 2**26,
              "tritonize us": 50.0, "eager us": 51.0, "torch.compile us": 80.0, "same-size copy us": 49.0,
-             "tritonize GB/s": 4000.0, "tritonize % copy": 94.0, "tritonize % same-size copy": 98.0,
+             "tritonize GB/s": 4000.0, "tritonize % copy": 94.0, "tritonize % copy, sectors": 96.0,
+             "tritonize % same-size copy": 98.0,
              "vs eager": 1.02, "vs torch.compile": 1.6} for case in CASES]
     results = {"gpu": "GPU", "torch": "t", "triton": "tr", "tritonize": "0", "date": "d", "command": "c",
                "copy GB/s": 4250.0, "rows": rows}
@@ -100,7 +117,7 @@ def test_markdown_has_every_row_and_column(tmp_path):
     run.write_markdown(results, path)
     table = [line for line in path.read_text().splitlines() if line.startswith("| add |")]
     assert len(table) == len(CASES)
-    assert all(line.count("|") == 15 and "| 49.0 |" in line and "| 98% |" in line for line in table)
+    assert all(line.count("|") == 16 and "| 49.0 |" in line and "| 94% | 96% | 98% |" in line for line in table)
     graphed = dict(rows[0], **{"graph vs torch.compile": 1.23})
     run.write_markdown(dict(results, rows=[graphed]), path)
     assert [line for line in path.read_text().splitlines() if line.startswith("| add |")][0].endswith("| 1.23x |")
