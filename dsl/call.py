@@ -304,8 +304,8 @@ def runs_together(sizes: list, strides: list, p: int) -> bool:
 
 
 CUDA_BLOCK, CUDA_WARPS = 1024, 4
-# a tile's elements on CUDA: at most, and at the least (see tile_elements)
-CUDA_TILE_ELEMENTS, CUDA_SMALL_TILE_ELEMENTS = 4096, 512
+# a tile's elements on CUDA: at most, below a full wave, below a quarter wave (see tile_elements)
+CUDA_TILE_ELEMENTS, CUDA_MID_TILE_ELEMENTS, CUDA_SMALL_TILE_ELEMENTS = 4096, 1024, 512
 # the flat block for costly math (exp, erf, sin, ...) when every element fits in one wave of the
 # device's threads at 4 elements per thread (see launch_shape)
 CUDA_SMALL_COSTLY_BLOCK = 512
@@ -350,17 +350,21 @@ def device_threads(device: torch.device) -> int:
 
 
 def tile_elements(device: torch.device, numel: int) -> int:
-    """Elements per tile of a CUDA launch: 4096 (64 x 64), halved (down to 512) while the grid
-    would hold fewer programs than the device runs at once (4 warps each)."""
+    """Elements per tile of a CUDA launch: 4096 (64 x 64), halved down to 1024 while the grid
+    would hold fewer programs than the device runs at once (4 warps each), and to 512 while it
+    would hold fewer than a quarter of those."""
     # benchmarks/experiments/small_tiles.py on an H100, transposed and permuted adds at 2^12..2^20:
     # a kernel of a few 4096-element programs lasts as long as one program does (0.71-0.91x
     # eager at 2^12..2^16); 512-element tiles run those sizes 15-30% faster, at 1.0-1.1x eager.
-    # `benchmarks.tune --graph` on an H200 (tune_tiles_graph_h200.txt): at 2^22, where 64 x 64
-    # tiles fill half the device, 32 x 32 ones are 4% faster; from 2^23 up all are even.
-    # Warps other than 4 bought nothing.
+    # `benchmarks.tune --graph` on an H200: at 2^22, where 64 x 64 tiles fill half the device,
+    # 32 x 32 ones are 4% faster (tune_tiles_graph_h200.txt); at 2^20 and 2^21, where 32 x 32
+    # tiles fill half of it, they are 4.5% faster than 16 x 32 ones (tune_tiles_2e20_h200.txt).
+    # From 2^23 up all are even. Warps other than 4 bought nothing.
     programs_at_once = device_threads(device) // (32 * CUDA_WARPS)
     elements = CUDA_TILE_ELEMENTS
-    while elements > CUDA_SMALL_TILE_ELEMENTS and numel // elements < programs_at_once:
+    while elements > CUDA_MID_TILE_ELEMENTS and numel // elements < programs_at_once:
+        elements //= 2
+    while elements > CUDA_SMALL_TILE_ELEMENTS and numel // elements < programs_at_once // 4:
         elements //= 2
     return elements
 

@@ -135,8 +135,8 @@ def test_launch_shape_override_and_cpu_rule(monkeypatch):
 def test_cuda_launch_shape_rule(monkeypatch):
     """Flat CUDA launches take 1024 with 4 warps, and 512 for costly math while every element
     fits in one wave of the device's threads at 4 per thread; tiles take 4096 elements, fewer
-    (down to 512) while the grid would hold fewer than the 2112 programs of 4 warps that 132
-    SMs run at once."""
+    (down to 1024) while the grid would hold fewer than the 2112 programs of 4 warps that 132
+    SMs run at once, and 512 under a quarter of those."""
     monkeypatch.setattr(call, "device_threads", lambda device: 132 * 2048)
     cuda = torch.device("cuda", 0)
     one_wave = 4 * 132 * 2048
@@ -151,7 +151,9 @@ def test_cuda_launch_shape_rule(monkeypatch):
     assert call.launch_shape(cuda, (4096, 4096), tile) == ((64, 64), 4)
     assert call.launch_shape(cuda, (4096, 2048), tile) == ((32, 64), 4)  # 2048 of 64 x 64: under one wave
     assert call.launch_shape(cuda, (2048, 2048), tile) == ((32, 32), 4)  # 4096 programs, not 1024
-    assert call.launch_shape(cuda, (1024, 1024), tile, costly_math=True) == ((16, 32), 4)
+    assert call.launch_shape(cuda, (2048, 1024), tile) == ((32, 32), 4)  # 2048 programs: under one wave
+    assert call.launch_shape(cuda, (1024, 1024), tile, costly_math=True) == ((32, 32), 4)  # over a quarter
+    assert call.launch_shape(cuda, (1024, 512), tile) == ((16, 32), 4)  # 512 of 32 x 32: under a quarter
     assert call.launch_shape(cuda, (512, 512), tile) == ((16, 32), 4)
     assert call.launch_shape(cuda, (4, 1024), tile) == ((4, 128), 4)  # eight programs, not one
     assert call.launch_shape(cuda, (4, 3), tile) == ((4, 4), 4)
