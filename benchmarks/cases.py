@@ -119,17 +119,17 @@ CASES = ["contiguous", "row broadcast", "column broadcast", "transposed + contig
          "rank-3 permuted", "rank-4 permuted"]
 
 
-def bytes_moved(inputs, outputs) -> int:
-    """Bytes read and written, each distinct element once (a broadcast input is read once)."""
-    total = 0
+def distinct_elements(inputs, outputs):
+    """(tensor, how many distinct elements it holds) for each tensor among them: a broadcast
+    (stride-0) dim counts once."""
     for t in list(inputs) + list(outputs):
         if isinstance(t, torch.Tensor):
-            distinct = 1
-            for n, s in zip(t.shape, t.stride()):
-                if s != 0:
-                    distinct *= n
-            total += distinct * t.element_size()
-    return total
+            yield t, math.prod(n for n, s in zip(t.shape, t.stride()) if s != 0)
+
+
+def bytes_moved(inputs, outputs) -> int:
+    """Bytes read and written, each distinct element once (a broadcast input is read once)."""
+    return sum(distinct * t.element_size() for t, distinct in distinct_elements(inputs, outputs))
 
 
 SECTOR_BYTES = 32  # the unit in which an NVIDIA GPU's L2 reads and writes device memory
@@ -140,10 +140,8 @@ def sector_bytes(inputs, outputs) -> int:
     steps past it reads or writes the rest of its 32-byte sector too (a stride-2 float32 slice
     moves 8 bytes per element, a stride >= 8 one a whole sector)."""
     total = 0
-    for t in list(inputs) + list(outputs):
-        if isinstance(t, torch.Tensor):
-            steps = [abs(s) for n, s in zip(t.shape, t.stride()) if n > 1 and s != 0]
-            distinct = math.prod(n for n, s in zip(t.shape, t.stride()) if s != 0)
-            step = min(steps, default=1) * t.element_size()
-            total += distinct * min(step, max(SECTOR_BYTES, t.element_size()))
+    for t, distinct in distinct_elements(inputs, outputs):
+        steps = [abs(s) for n, s in zip(t.shape, t.stride()) if n > 1 and s != 0]
+        step = min(steps, default=1) * t.element_size()
+        total += distinct * min(step, max(SECTOR_BYTES, t.element_size()))
     return total
