@@ -64,11 +64,12 @@ class BuildModule:
             stmt("import triton"),
             stmt("import triton.language as tl"),
         ]
-        if cuda:
+        names_read = {n.id for n in ast.walk(kernel) if isinstance(n, ast.Name)}
+        if cuda and "libdevice" in names_read:  # a reader of the module sees no import it does not use
             body.append(stmt("from triton.language.extra import libdevice"))
-        else:
+        elif not cuda:
             body.append(stmt("from triton.runtime.interpreter import InterpretedFunction"))
-        helpers = {n.id for n in ast.walk(kernel) if isinstance(n, ast.Name) and is_helper(n.id)}
+        helpers = {n for n in names_read if is_helper(n)}
         for helper in math_helpers(helpers):
             if cuda:
                 helper.decorator_list = [expr("triton.jit")]

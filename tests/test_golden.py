@@ -6,6 +6,7 @@ source path in each header is reduced to the file name.
 """
 from __future__ import annotations
 
+import ast
 import dataclasses
 import os
 import re
@@ -46,3 +47,19 @@ def test_golden_module(name):
         path.write_text(source)
     assert path.exists(), f"no golden file {path}; run with TRITONIZE_UPDATE_GOLDEN=1"
     assert source == path.read_text()
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_generated_module_imports_only_what_it_reads(name):
+    """A reader of ~/.cache/tritonize sees no unused import: libdevice only where the kernel calls it."""
+    for device_type in ("cuda", "cpu"):
+        fn, make_args = CASES[name]
+        compiled = pointwise(fn)
+        _, spec = compiled.plan(make_args(), {}, None)
+        tree = ast.parse(generate_module(compiled._ctx, dataclasses.replace(spec, device_type=device_type), "GOLDEN"))
+        imported = {(alias.asname or alias.name).split(".")[0] for node in ast.walk(tree)
+                    if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
+        read = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+        assert imported - read == set(), (device_type, imported - read)
+    uses_libdevice = "libdevice." in generated(name)
+    assert ("from triton.language.extra import libdevice" in generated(name)) == uses_libdevice

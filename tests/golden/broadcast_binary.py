@@ -3,7 +3,6 @@
 # specialization: rank 2, a: float32 tensor; b: float32 tensor; outputs: float32; int32 indexing; cuda
 import triton
 import triton.language as tl
-from triton.language.extra import libdevice
 
 
 @triton.jit

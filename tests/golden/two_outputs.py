@@ -3,7 +3,6 @@
 # specialization: rank 1, a: int32 tensor; b: int Python number; outputs: int32, int32; int32 indexing; cuda
 import triton
 import triton.language as tl
-from triton.language.extra import libdevice
 
 
 @triton.jit(do_not_specialize=['b_arg'])
