@@ -42,7 +42,7 @@ def sweep(name: str, case: str, dtype: torch.dtype, exponent: int, copy_bw: floa
 
     plan, spec = fn.plan(fn._positional(tuple(inputs), {}), {}, None, positional=True)
     eager_us = time(op.eager)
-    copies = [same_bytes_copy(moved, "cuda") for _ in sets]
+    copies = [same_bytes_copy(moved, "cuda", allocate=graph) for _ in sets]  # as the systems' calls
     copy_us = graph_us(copies) if graph else median_us(copies[0])
     line = (f"{name} | {case} | {str(dtype)[6:]} | 2^{exponent} | rank {spec.rank}"
             f"{' tiled' if spec.tile else ''}: copy of the same bytes {copy_us:.2f} us "
