@@ -1,4 +1,4 @@
-"""Float32 exp for 16-bit sigmoid and silu (0.87-0.97x a static torch.compile at 2^21..2^27 on
+"""Float32 exp for 16-bit sigmoid and silu (0.89-0.97x a static torch.compile at 2^21..2^27 on
 an H200): libdevice's `expf` (what tritonize's kernels call), inductor's `tl.exp` (ex2.approx of
 the rounded product x * log2(e)), and `f32_exp`, ex2.approx of that product with the product's
 rounding error carried into one fma, each with correctly rounded division (`div_rn`), inductor's
