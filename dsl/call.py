@@ -268,8 +268,8 @@ def check_overlap(outputs: list, inputs: list):
             t = other.tensor
             if t.numel() == 0 or t.untyped_storage().data_ptr() != out.tensor.untyped_storage().data_ptr():
                 continue
-            same_view = (t.data_ptr() == out.tensor.data_ptr() and other.strides == out.strides
-                         and t.dtype == out.tensor.dtype)
+            same_view = (t.data_ptr() == out.tensor.data_ptr() and t.dtype == out.tensor.dtype
+                         and same_walk(out.tensor.shape, other.strides, out.strides))
             if same_view and other in inputs:
                 continue
             span = memory_span(t)
@@ -278,6 +278,48 @@ def check_overlap(outputs: list, inputs: list):
                 raise OutArgumentError(f"{out.label} overlaps {what} in memory without being the same view; "
                                        f"the result would depend on the order of writes (use a separate "
                                        f"output or clone the input)")
+
+
+def same_walk(sizes, strides, other_strides) -> bool:
+    """Do two operands of these sizes, from one pointer, visit the same elements in the same
+    order? Strides of size-1 dims never move, so they may differ."""
+    return all(a == b for n, a, b in zip(sizes, strides, other_strides) if n != 1)
+
+
+class WriteGuard:
+    """What check_overlap found for a call with out=, kept for the calls after it with the same
+    signature (shapes, strides, dtypes), which differ only in their pointers: an output may be
+    written where it is disjoint from every other operand, or is the very view of an input (the
+    same pointer, strides and dtype) that the checked call could alias. Anything else goes back
+    to check_overlap, which says what overlaps. `sizes`: the (coalesced) sizes that the
+    operands' strides walk."""
+
+    def __init__(self, sizes, inputs: list, outputs: list):
+        self.empty = any(o.tensor.numel() == 0 for o in outputs)
+        self.input_spans = [_relative_span(i.tensor) for i in inputs]
+        self.output_spans = [_relative_span(o.tensor) for o in outputs]
+        # per output, per input: could the two be one view (then equal pointers are in place)?
+        self.same_view = [[i.tensor.dtype == o.tensor.dtype and same_walk(sizes, i.strides, o.strides)
+                           for i in inputs] for o in outputs]
+
+    def allows(self, input_pointers: list, output_pointers: list) -> bool:
+        if self.empty:
+            return True
+        for k, (pointer, (low, high)) in enumerate(zip(output_pointers, self.output_spans)):
+            low, high = pointer + low, pointer + high
+            for other, (a, b), same_view in zip(input_pointers, self.input_spans, self.same_view[k]):
+                if other + a < high and low < other + b and not (same_view and other == pointer):
+                    return False
+            for other, (a, b) in zip(output_pointers[:k], self.output_spans[:k]):
+                if other + a < high and low < other + b:
+                    return False
+        return True
+
+
+def _relative_span(tensor) -> tuple[int, int]:
+    """memory_span from the tensor's first element: the same for every tensor of its signature."""
+    low, high = memory_span(tensor)
+    return low - tensor.data_ptr(), high - tensor.data_ptr()
 
 
 def choose_tile(sizes: list, input_strides: list):

@@ -69,6 +69,7 @@ class PointwiseFunction:
         self._modules: dict[Specialization, tuple] = {}
         self._computed: dict[tuple, list] = {}
         self._recipes: dict[tuple, LaunchRecipe] = {}
+        self._out_recipes: dict[tuple, LaunchRecipe] = {}  # calls with out=, keyed by the outputs too
         self._derivatives: dict[tuple, PointwiseFunction] = {}
         self._ops: dict[tuple, object] = {}
         self._lock = threading.Lock()
@@ -80,7 +81,9 @@ class PointwiseFunction:
     # -- calling ------------------------------------------------------------------------------
 
     def __call__(self, *args, **kwargs):
-        if not kwargs and len(args) == self._steady_arity and not _is_compiling():
+        out = kwargs.get("out") if kwargs else None
+        if (len(args) == self._steady_arity and not _is_compiling()
+                and (not kwargs or len(kwargs) == 1 and out is not None)):
             # The steady path: a call like an earlier one is its key, a dict lookup and a launch.
             # The key is signature_key's, built here rather than in a function of its own, and
             # each tensor's data_ptr() serves both its key and the launch: at ~0.2 us per Python
@@ -98,40 +101,73 @@ class PointwiseFunction:
                 else:
                     key.append(type(a))  # a number; a StridedView, under which no recipe is stored
             else:
-                recipe = self._recipes.get(tuple(key))
-                if recipe is not None:
-                    return recipe.call(args, pointers)
+                if out is None:
+                    recipe = self._recipes.get(tuple(key))
+                    if recipe is not None:
+                        return recipe.call(args, pointers)
+                else:
+                    outputs = _plain_outputs(out)
+                    if outputs is not None:
+                        found = self._given_call(tuple(key), pointers, args, outputs)
+                        if found is not None:
+                            return found
         out = kwargs.pop("out", None)  # a keyword of its own would cost the steady path its parsing
         if torch.compiler.is_compiling() or _traced(args):
             return self._op_call(args, kwargs, out)
-        if torch.is_grad_enabled() and _requires_grad(args, kwargs):
+        if torch.is_grad_enabled() and _requires_grad(args, kwargs, out):
             return self._differentiable_call(args, kwargs, out)
         return self._run(args, kwargs, out)
+
+    def _given_call(self, key, pointers, args, outputs):
+        """A call with out= like an earlier one, launched by that call's recipe, or None (no
+        recipe yet, or these outputs overlap an operand where the earlier ones did not)."""
+        output_pointers = [o.data_ptr() for o in outputs]
+        recipe = self._out_recipes.get((key, tuple((o.dtype, o.shape, o.stride(), o.device, pointer & 15 == 0)
+                                                   for o, pointer in zip(outputs, output_pointers))))
+        if recipe is None or not recipe.write_guard.allows(pointers, output_pointers):
+            return None
+        recipe.run(args, outputs)
+        return recipe.finish(outputs)
 
     def _run(self, args, kwargs=None, out=None):
         """Plan (or recall the plan of an earlier call like this) and launch."""
         kwargs = kwargs or {}
-        positional = self._positional(args, kwargs) if out is None else None
-        if positional is not None:
-            # the steady path: a call like an earlier one is a dict lookup and a launch
-            args, kwargs = positional, {}
-            key = signature_key(args)
+        positional = self._positional(args, kwargs)
+        if positional is None:
+            plan, spec = self.plan(args, kwargs, out)
+            recipe, outputs = self._launch_planned(plan, spec)
+            return recipe.finish(outputs)
+        # the steady path: a call like an earlier one is a dict lookup and a launch
+        args = positional
+        key = signature_key(args)
+        outputs = _plain_outputs(out) if out is not None else None
+        if out is None:
             recipe = self._recipes.get(key)
             if recipe is not None:
                 return recipe(args)
-            plan, spec = self.plan(args, kwargs, None, positional=True)
-            recipe, outputs = self._launch_planned(plan, spec)
-            # a 0-d CPU tensor joining GPU tensors is moved on each call: such calls replan
-            operands = [a for a in args if isinstance(a, (torch.Tensor, StridedView))]
-            if all(a.device == plan.device for a in operands):
-                if len(self._recipes) >= MAX_RECIPES:
-                    self._recipes.clear()
-                views = any(type(a) is StridedView for a in operands)
-                self._recipes[key] = _ViewRecipe(recipe) if views else recipe
-            return recipe.finish(outputs)
-        plan, spec = self.plan(args, kwargs, out)
-        recipe, outputs = self._launch_planned(plan, spec)
-        return recipe.finish(outputs)
+        elif outputs is not None and not any(type(a) is StridedView for a in args):
+            pointers = [a.data_ptr() for a in args if isinstance(a, torch.Tensor)]
+            found = self._given_call(key, pointers, args, outputs)
+            if found is not None:
+                return found
+        plan, spec = self.plan(args, {}, out, positional=True)
+        recipe, launched = self._launch_planned(plan, spec)
+        # a 0-d CPU tensor joining GPU tensors is moved on each call: such calls replan
+        operands = [a for a in args if isinstance(a, (torch.Tensor, StridedView))]
+        if all(a.device == plan.device for a in operands):
+            views = any(type(a) is StridedView for a in operands)
+            if out is None:
+                self._remember(self._recipes, key, _ViewRecipe(recipe) if views else recipe)
+            elif outputs is not None and not views:
+                recipe.write_guard = call.WriteGuard(plan.sizes, plan.inputs, plan.outputs)
+                self._remember(self._out_recipes, (key, signature_key(outputs)), recipe)
+        return recipe.finish(launched)
+
+    @staticmethod
+    def _remember(recipes: dict, key, recipe):
+        if len(recipes) >= MAX_RECIPES:
+            recipes.clear()
+        recipes[key] = recipe
 
     # -- torch.compile ------------------------------------------------------------------------
 
@@ -405,6 +441,7 @@ class LaunchRecipe:
         self.tail = (*[s for strides in self.strides for s in strides],
                      *(self.sizes if self.tiled else self.sizes[1:]), self.numel, *self.blocks)
         self.fast = None  # launch(*kernel args), once Triton has compiled the kernel
+        self.write_guard = None  # a call.WriteGuard, for a recipe of calls with out=
         self.fast_kind = None  # "direct" (launch.direct_launcher) or "runner" (CompiledKernel[grid])
         self.call = self.first_calls
 
@@ -476,12 +513,22 @@ class LaunchRecipe:
 
     def steady_call(self, sample):
         """`call` for a proven launcher: one closure doing only what this recipe needs
-        (`sample`: the input tensors of a call it serves). With no numbers among them, the
-        arguments are the kernel's tensors, in order, and `pointers` their data_ptr()."""
-        if self.numel == 0 or self.scalar_positions or not self.single:
+        (`sample`: the input tensors of a call it serves). `pointers` are the tensor
+        arguments' data_ptr(), in order; the numbers among the arguments follow the outputs."""
+        if self.numel == 0 or not self.single:
             return self.first_calls
         allocate, tail, fast = self.allocator(sample), self.tail, self.fast
-        if self.fast_kind == "runner":
+        if self.scalar_positions:
+            if self.fast_kind != "direct":
+                return self.first_calls
+            numbers = self.kernel_scalars
+
+            def call(args, pointers):
+                out = allocate(args)
+                fast((*pointers, out.data_ptr(), *numbers(args), *tail))
+                return out
+            return call
+        if self.fast_kind == "runner":  # with no numbers, the arguments are the kernel's tensors
             def call(args, pointers):
                 out = allocate(args)
                 fast(*args, out, *tail)
@@ -544,11 +591,24 @@ def _traced(args) -> bool:
     return any(type(a) is not torch.Tensor and isinstance(a, torch.Tensor) and is_fake(a) for a in args)
 
 
-def _requires_grad(args, kwargs) -> bool:
+def _requires_grad(args, kwargs, out=None) -> bool:
+    """Does an argument (or an out= tensor: torch refuses to write one that requires grad
+    while grad is enabled) require grad?"""
     for value in args:
         if isinstance(value, (torch.Tensor, StridedView)) and value.requires_grad:
             return True
-    return any(isinstance(v, (torch.Tensor, StridedView)) and v.requires_grad for v in kwargs.values())
+    if any(isinstance(v, (torch.Tensor, StridedView)) and v.requires_grad for v in kwargs.values()):
+        return True
+    outputs = out if isinstance(out, (tuple, list)) else (out,)
+    return any(isinstance(o, torch.Tensor) and o.requires_grad for o in outputs)
+
+
+def _plain_outputs(out):
+    """out= as a list of plain tensors (the steady path's), or None for anything else."""
+    outputs = [out] if type(out) is _Tensor else list(out) if type(out) is tuple else None
+    if not outputs or any(type(o) is not _Tensor or (o.requires_grad and _is_grad_enabled()) for o in outputs):
+        return None
+    return outputs
 
 
 class _Differentiable(torch.autograd.Function):

@@ -6,6 +6,7 @@ memoized CUDA call in the suite goes through it."""
 import pytest
 import torch
 
+import tritonize
 from tritonize.launch import direct_launcher, launcher_layout
 
 
@@ -207,6 +208,10 @@ def test_steady_calls_allocate_and_launch_right_in_every_variant():
             assert torch.equal(got, a - b)
             # no fma contraction: the fused kernel rounds a * k and then - b, as torch's two ops
             assert torch.equal(mixed(3, a, b), a * 3 - b)
-    kinds = {r.fast_kind for r in plain._recipes.values()}
+            assert torch.equal(mixed(True, a, b), a * 1 - b)  # a bool for an int parameter
+    kinds = {r.fast_kind for r in [*plain._recipes.values(), *mixed._recipes.values()]}
     assert kinds == {"direct"}
-    assert all(r.call != r.first_calls for r in plain._recipes.values())
+    assert all(r.call != r.first_calls for r in [*plain._recipes.values(), *mixed._recipes.values()])
+    # the steady path converts its numbers as the first call does: out of int64 is refused
+    with pytest.raises(tritonize.CallError, match="does not fit in int64"):
+        mixed(2**64, x, x)

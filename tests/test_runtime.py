@@ -3,6 +3,7 @@ the on-disk cache, source comments, functions defined in notebooks and redefined
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import linecache
 import os
 import subprocess
@@ -11,6 +12,8 @@ import textwrap
 
 import pytest
 import torch
+from hypothesis import given
+from hypothesis import strategies as st
 
 import tritonize
 from tritonize import call, pointwise
@@ -294,3 +297,162 @@ def test_tile_with_combined_inner_dims(device):
     assert spec.tile is not None and spec.tile[0] < spec.rank - 2
     assert "group_size" in add.source(a, b)
     torch.testing.assert_close(add(a, b), a + b)
+
+
+# -- memoized calls with out= -----------------------------------------------------------------
+
+
+def _count_plans(fn, monkeypatch) -> list:
+    planned = []
+    original = fn.plan
+
+    def plan(*args, **kwargs):
+        planned.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(fn, "plan", plan)  # the instance attribute shadows the method
+    return planned
+
+
+def test_calls_with_out_are_memoized(device, monkeypatch):
+    @pointwise
+    def blend(x, y, w: float):
+        return x * w + y
+
+    planned = _count_plans(blend, monkeypatch)
+    x, y = torch.randn(5, 6, device=device), torch.randn(6, device=device)
+    out = torch.empty(5, 6, device=device)
+    for w in (0.5, 2.0, -1.0):
+        assert blend(x, y, w, out=out) is out
+        torch.testing.assert_close(out, x * w + y)
+    assert len(planned) == 1 and len(blend._out_recipes) == 1
+    # in place (out is input x): another signature of the outputs' pointers, planned once
+    for _ in range(2):
+        before = x.clone()
+        blend(x, y, 3.0, out=x)
+        torch.testing.assert_close(x, before * 3.0 + y)
+    assert len(planned) == 1  # the same key: shapes, strides, dtypes and alignment agree
+    # keywords bind, then take the same recipe
+    blend(x, y=y, w=1.0, out=out)
+    torch.testing.assert_close(out, x + y)
+    assert len(planned) == 1
+    # an out of another layout is another recipe
+    blend(x, y, 1.0, out=torch.empty(6, 5, device=device).t())
+    assert len(planned) == 2 and len(blend._out_recipes) == 2
+
+
+def test_memoized_out_calls_still_refuse_partial_overlap(device):
+    """The second call has the first one's signature; only its pointers say it overlaps."""
+    @pointwise
+    def shifted(x, y):
+        return x + y
+
+    buffer = torch.arange(64.0, device=device)
+    y = torch.ones(16, device=device)
+    shifted(buffer[:16], y, out=buffer[32:48])  # disjoint: memoized
+    before = buffer.clone()
+    with pytest.raises(tritonize.OutArgumentError, match="overlaps input 'x'"):
+        shifted(buffer[:16], y, out=buffer[4:20])  # 16-byte aligned too: the same key
+    torch.testing.assert_close(buffer, before)
+    shifted(buffer[:16], y, out=buffer[:16])  # the very view: in place
+    torch.testing.assert_close(buffer[:16], before[:16] + 1)
+
+
+def test_in_place_through_views_that_differ_only_in_size1_strides(device):
+    """out= that walks the input's elements from the same pointer is in place, whatever the
+    strides of its size-1 dims (which never move): planned afresh and memoized alike."""
+    @pointwise
+    def twice(x):
+        return x * 2.0
+
+    base = torch.arange(12.0, device=device)
+    x = base.as_strided((3, 1, 4), (4, 4, 1))
+    out = base.as_strided((3, 1, 4), (4, 1, 1))
+    for _ in range(2):
+        expected = x.clone() * 2.0
+        assert twice(x, out=out) is out
+        torch.testing.assert_close(out, expected)
+    assert len(twice._out_recipes) == 1
+
+
+def test_memoized_out_calls_check_outputs_against_each_other(device):
+    @pointwise
+    def both(x):
+        return x + 1, x * 2
+
+    x = torch.ones(8, device=device)
+    buffer = torch.zeros(32, device=device)
+    both(x, out=(buffer[:8], buffer[16:24]))
+    torch.testing.assert_close(buffer[:8], x + 1)
+    with pytest.raises(tritonize.OutArgumentError, match="overlaps another output"):
+        both(x, out=(buffer[:8], buffer[4:12]))
+    with pytest.raises(tritonize.OutArgumentError, match="overlaps another output"):
+        both(x, out=(buffer[8:16], buffer[8:16]))
+
+
+def test_out_requiring_grad_is_refused_while_grad_is_enabled(device):
+    """As torch: out= cannot be differentiated, also when only out requires grad."""
+    x = torch.randn(4, device=device)
+    out = torch.zeros(4, device=device, requires_grad=True)
+    for _ in range(2):
+        with pytest.raises(tritonize.CallError, match="out= does not support automatic differentiation"):
+            add(x, x, out=out)
+        assert torch.equal(out, torch.zeros(4, device=device))
+    with torch.no_grad():
+        add(x, x, out=out)
+    torch.testing.assert_close(out.detach(), x + x)
+
+
+@st.composite
+def _views_of_one_buffer(draw):
+    """An input view and an out view of one buffer, of one shape and any strides and offsets
+    (often the same offset, and size-1 dims whose strides may differ between two views that
+    walk the same elements)."""
+    shape = draw(st.sampled_from([(6,), (3, 4), (4, 3), (2, 2, 3), (1, 6), (3, 1, 4), (2, 1, 3, 1)]))
+    orders = list(itertools.permutations(range(len(shape))))
+
+    def strides():
+        order = draw(st.sampled_from(orders))
+        result, step = [0] * len(shape), draw(st.sampled_from([1, 1, 2]))
+        for d in reversed(order):
+            result[d] = step
+            step *= shape[d]
+        return tuple(result)
+
+    input_offset = draw(st.integers(0, 40))
+    return shape, strides(), strides(), input_offset, draw(st.one_of(st.just(input_offset), st.integers(0, 40)))
+
+
+@given(_views_of_one_buffer())
+def test_memoized_out_calls_decide_overlap_as_a_fresh_plan_does(device, views):
+    """Differential: a call whose signature is memoized (a disjoint out before it) writes or
+    refuses exactly as the same call planned afresh."""
+    shape, input_strides, out_strides, input_offset, out_offset = views
+
+    def run(fn, buffer):
+        try:
+            fn(buffer.as_strided(shape, input_strides, input_offset), 0.5,
+               out=buffer.as_strided(shape, out_strides, out_offset))
+        except tritonize.OutArgumentError:
+            return None
+        return buffer
+
+    @pointwise
+    def halve_plus(x, s: float):
+        return x * 0.5 + s
+
+    @pointwise
+    def fresh(x, s: float):
+        return x * 0.5 + s
+
+    primer = torch.zeros(200, device=device)  # same offsets mod 4: the same alignment
+    halve_plus(primer.as_strided(shape, input_strides, input_offset), 0.5,
+               out=primer.as_strided(shape, out_strides, out_offset + 100))
+    plans, plan = [], halve_plus.plan
+    halve_plus.plan = lambda *args, **kwargs: plans.append(1) or plan(*args, **kwargs)
+    start = torch.randn(200, device=device)
+    memoized, planned = run(halve_plus, start.clone()), run(fresh, start.clone())
+    assert (memoized is None) == (planned is None)
+    assert bool(plans) == (memoized is None)  # the recipe decided every call it may write
+    if memoized is not None:
+        assert torch.equal(memoized, planned)
