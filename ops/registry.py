@@ -187,7 +187,13 @@ def _interpreter_busy() -> bool:
 
 
 def _unsupported_dtype(values) -> bool:
-    return any(isinstance(v, torch.Tensor) and v.dtype not in SUPPORTED_DTYPES for v in values)
+    for value in values:
+        if isinstance(value, torch.Tensor) and value.dtype not in SUPPORTED_DTYPES:
+            return True
+    return False
+
+
+_is_grad_enabled, _set_grad_enabled = torch.is_grad_enabled, torch._C._set_grad_enabled
 
 
 def _make_kernel(fn, schema: _Schema, original, device_type: str):
@@ -200,19 +206,26 @@ def _make_kernel(fn, schema: _Schema, original, device_type: str):
         return original.call_boxed(keyset, *args, **kwargs)
 
     def kernel(keyset, *args, **kwargs):
-        if original is not None and (_unsupported_dtype(args) or _unsupported_dtype(kwargs.values())
+        if original is not None and (_unsupported_dtype(args) or (kwargs and _unsupported_dtype(kwargs.values()))
                                      or (device_type == "cpu" and _interpreter_busy())):
             return fallback(keyset, args, kwargs)
         bound = dict(zip(names, args))
         for key, value in kwargs.items():
             bound[_RENAMED.get(key, key)] = value
+        # below autograd: torch's own formula records the graph, so tritonize must not (grad mode
+        # off, set directly: `with torch.no_grad()` cost 1.5 us of a ~10 us call)
+        grad = _is_grad_enabled()
+        if grad:
+            _set_grad_enabled(False)
         try:
-            with torch.no_grad():  # below autograd: torch's own formula records the graph
-                return fn(**bound)
+            return fn(**bound)
         except c.Unsupported:
             if original is None:
                 raise
             return fallback(keyset, args, kwargs)
+        finally:
+            if grad:
+                _set_grad_enabled(True)
 
     kernel.__name__ = kernel.__qualname__ = f"tritonize_{fn.__name__}"
     return kernel
