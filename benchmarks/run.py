@@ -213,6 +213,48 @@ def host_overhead(device, calls=5000) -> dict:
     return result
 
 
+def host_call_forms(device, calls=5000) -> dict:
+    """us per call of a 1K-element op in each form a user writes it, tritonize beside torch eager:
+    a @pointwise function (plain, with out=, in place, with a number), the op library called
+    directly, and aten ops served by tritonize under `tritonize.enabled()` (what a model or an
+    optimizer step calls). Each pair is measured in turn, the fastest of HOST_ROUNDS rounds."""
+    import torch.nn.functional as F
+
+    add = OPS["add"].ours
+    a, b = torch.randn(1024, device=device), torch.randn(1024, device=device)
+    c, d = torch.randn(1024, device=device), torch.randn(1024, device=device)
+    forms = {
+        "add(a, b)": (lambda: add(a, b), lambda: torch.add(a, b)),
+        "add(a, b, out=c)": (lambda: add(a, b, out=c), lambda: torch.add(a, b, out=c)),
+        "add(c, b, out=c), in place": (lambda: add(c, b, out=c), lambda: c.add_(b)),
+        "ops.add(a, b)": (lambda: tritonize.ops.add(a, b), lambda: torch.add(a, b)),
+        "ops.mul(a, 0.5)": (lambda: tritonize.ops.mul(a, 0.5), lambda: torch.mul(a, 0.5)),
+        "ops.add_(c, b)": (lambda: tritonize.ops.add_(c, b), lambda: c.add_(b)),
+    }
+    registered = {
+        "enabled: a + b": lambda: a + b,
+        "enabled: a * 0.5": lambda: a * 0.5,
+        "enabled: F.silu(a)": lambda: F.silu(a),
+        "enabled: torch.add(a, b, out=c)": lambda: torch.add(a, b, out=c),
+        "enabled: c.add_(b)": lambda: c.add_(b),
+        "enabled: c.mul_(0.5)": lambda: c.mul_(0.5),
+        "enabled: c.addcmul_(a, b, value=0.1)": lambda: c.addcmul_(a, b, value=0.1),
+        "enabled: d.lerp_(a, 0.1)": lambda: d.lerp_(a, 0.1),
+    }
+    result = {form: {"tritonize": float("inf"), "eager": float("inf")} for form in registered}
+    for _ in range(HOST_ROUNDS):  # the registration comes and goes between rounds, not between forms
+        timed = {"eager": per_call_us(registered, calls, rounds=1)}
+        with tritonize.enabled(devices=(torch.device(device).type,)):
+            timed["tritonize"] = per_call_us(registered, calls, rounds=1)
+        for system, times in timed.items():
+            for form, us in times.items():
+                result[form][system] = min(result[form][system], us)
+    for form, (mine, theirs) in forms.items():
+        timed = per_call_us({"tritonize": mine, "eager": theirs}, calls)
+        result[form] = {"tritonize": timed["tritonize"], "eager": timed["eager"]}
+    return result
+
+
 HOST_ROUNDS = 5
 
 
@@ -301,6 +343,13 @@ def write_markdown(results, path):
     if host:
         lines += ["Host overhead, 1K-element add launched back to back (us per call): "
                   + ", ".join(f"{k} {v:.1f}" for k, v in host.items()) + ".", ""]
+    forms = results.get("host call forms us")
+    if forms:
+        lines += ["Host time per call form, 1K elements, launched back to back (us per call; `enabled:` is the aten "
+                  "op with `tritonize.enabled()`, served by tritonize, beside the same op without it):", "",
+                  "| form | tritonize us | eager us |", "|---|---:|---:|"]
+        lines += [f"| `{form}` | {us['tritonize']:.1f} | {us['eager']:.1f} |" for form, us in forms.items()]
+        lines += [""]
     first = results.get("first call")
     if first:
         lines += [f"First call in a new process: cold caches {first['cold first call s']:.2f} s, "
@@ -364,6 +413,8 @@ def main(argv=None):
     if args.host_only:
         for label, us in host_overhead(device).items():
             log(f"{label:45s} {us:6.2f} us")
+        for form, us in host_call_forms(device).items():
+            log(f"{form:45s} tritonize {us['tritonize']:6.2f} us, eager {us['eager']:6.2f} us")
         return
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -377,6 +428,8 @@ def main(argv=None):
     log(f"copy bandwidth {results['copy GB/s']:.0f} GB/s")
     results["host overhead us"] = host_overhead(device)
     log(f"host overhead {results['host overhead us']}")
+    results["host call forms us"] = host_call_forms(device)
+    log(f"host call forms {results['host call forms us']}")
     results["first call"] = first_call(Path(__file__).parent.parent)
     log(f"first call {results['first call']}")
 

@@ -203,3 +203,26 @@ def test_host_rounds_take_the_functions_in_turn(monkeypatch):
     timed = order[3 * 200:]  # after each function's warm-up
     rounds = [timed[i:i + 6:2] for i in range(0, len(timed), 6)]
     assert rounds == [["a", "b", "c"], ["b", "c", "a"], ["c", "a", "b"]]
+
+
+def test_host_call_forms_time_each_form_with_and_without_tritonize(monkeypatch, tmp_path):
+    """Each aten form is timed with tritonize's registration in force and without it, the
+    direct forms side by side with their eager twins; every form runs (here once, on the CPU)."""
+    from tritonize.ops.registry import Registration
+
+    def one_call_each(functions, calls, rounds=run.HOST_ROUNDS):
+        serving = Registration._active.get("CPU", 0) > 0
+        return {label: (fn(), 2.0 if serving else 1.0)[1] for label, fn in functions.items()}
+
+    monkeypatch.setattr(run, "per_call_us", one_call_each)
+    monkeypatch.setattr(run, "HOST_ROUNDS", 1)
+    forms = run.host_call_forms("cpu")
+    enabled = {form: us for form, us in forms.items() if form.startswith("enabled:")}
+    assert len(enabled) >= 5 and all(us == {"tritonize": 2.0, "eager": 1.0} for us in enabled.values())
+    direct = {form: us for form, us in forms.items() if not form.startswith("enabled:")}
+    assert "add(c, b, out=c), in place" in direct and all(set(us) == {"tritonize", "eager"} for us in direct.values())
+    results = {"gpu": "GPU", "torch": "t", "triton": "tr", "tritonize": "0", "date": "d", "command": "c",
+               "copy GB/s": 4250.0, "rows": [], "host call forms us": forms}
+    run.write_markdown(results, tmp_path / "latest.md")
+    table = [line for line in (tmp_path / "latest.md").read_text().splitlines() if line.startswith("| `")]
+    assert len(table) == len(forms) and "| `enabled: c.add_(b)` | 2.0 | 1.0 |" in table
