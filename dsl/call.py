@@ -296,22 +296,28 @@ class WriteGuard:
 
     def __init__(self, sizes, inputs: list, outputs: list):
         self.empty = any(o.tensor.numel() == 0 for o in outputs)
-        self.input_spans = [_relative_span(i.tensor) for i in inputs]
-        self.output_spans = [_relative_span(o.tensor) for o in outputs]
-        # per output, per input: could the two be one view (then equal pointers are in place)?
-        self.same_view = [[i.tensor.dtype == o.tensor.dtype and same_walk(sizes, i.strides, o.strides)
-                           for i in inputs] for o in outputs]
+        spans = [_relative_span(o.tensor) for o in inputs + outputs]
+        # per output: its position among the pointers (inputs', then outputs'), its span, and each
+        # operand it must not overlap: position, span, and whether equal pointers are in place
+        # (an input that could be one view with it)
+        self.checks = []
+        for k, out in enumerate(outputs):
+            position = len(inputs) + k
+            others = [(j, *spans[j], i.tensor.dtype == out.tensor.dtype and same_walk(sizes, i.strides, out.strides))
+                      for j, i in enumerate(inputs)]
+            others += [(len(inputs) + j, *spans[len(inputs) + j], False) for j in range(k)]
+            self.checks.append((position, *spans[position], tuple(others)))
 
-    def allows(self, input_pointers: list, output_pointers: list) -> bool:
+    def allows(self, pointers) -> bool:
+        """May the outputs be written, the operands at these pointers (inputs', then outputs')?"""
         if self.empty:
             return True
-        for k, (pointer, (low, high)) in enumerate(zip(output_pointers, self.output_spans)):
+        for position, low, high, others in self.checks:
+            pointer = pointers[position]
             low, high = pointer + low, pointer + high
-            for other, (a, b), same_view in zip(input_pointers, self.input_spans, self.same_view[k]):
-                if other + a < high and low < other + b and not (same_view and other == pointer):
-                    return False
-            for other, (a, b) in zip(output_pointers[:k], self.output_spans[:k]):
-                if other + a < high and low < other + b:
+            for j, a, b, in_place in others:
+                other = pointers[j]
+                if other + a < high and low < other + b and not (in_place and other == pointer):
                     return False
         return True
 

@@ -81,18 +81,25 @@ class PointwiseFunction:
     # -- calling ------------------------------------------------------------------------------
 
     def __call__(self, *args, **kwargs):
-        out = kwargs.get("out") if kwargs else None
-        if (len(args) == self._steady_arity and not _is_compiling()
-                and (not kwargs or len(kwargs) == 1 and out is not None)):
+        out = operands = None
+        if len(args) == self._steady_arity and not _is_compiling():
+            if not kwargs:
+                operands, recipes = args, self._recipes
+            elif len(kwargs) == 1:
+                # out= keys its tensors after the arguments (lists, numbers and such miss)
+                out, recipes = kwargs.get("out"), self._out_recipes
+                operands = (*args, out) if type(out) is _Tensor else (*args, *out) if type(out) is tuple else None
+        if operands is not None:
             # The steady path: a call like an earlier one is its key, a dict lookup and a launch.
             # The key is signature_key's, built here rather than in a function of its own, and
             # each tensor's data_ptr() serves both its key and the launch: at ~0.2 us per Python
             # call, the layers were a quarter of a tiny call's host time.
             key, pointers = [], []
-            for a in args:
+            for a in operands:
                 if type(a) is _Tensor:
+                    # an argument (autograd must record the call) or an out= tensor (torch refuses it)
                     if a.requires_grad and _is_grad_enabled():  # the flag first: it is cheaper to read
-                        break  # autograd must record the call
+                        break
                     pointer = a.data_ptr()
                     pointers.append(pointer)
                     key.append((a.dtype, a.shape, a.stride(), a.device, pointer & 15 == 0))
@@ -101,33 +108,18 @@ class PointwiseFunction:
                 else:
                     key.append(type(a))  # a number; a StridedView, under which no recipe is stored
             else:
-                if out is None:
-                    recipe = self._recipes.get(tuple(key))
-                    if recipe is not None:
+                recipe = recipes.get(tuple(key))
+                if recipe is not None:
+                    if out is None:
                         return recipe.call(args, pointers)
-                else:
-                    outputs = _plain_outputs(out)
-                    if outputs is not None:
-                        found = self._given_call(tuple(key), pointers, args, outputs)
-                        if found is not None:
-                            return found
+                    if recipe.write(args, pointers, out):
+                        return out if type(out) is _Tensor or self.num_outputs > 1 else out[0]
         out = kwargs.pop("out", None)  # a keyword of its own would cost the steady path its parsing
         if torch.compiler.is_compiling() or _traced(args):
             return self._op_call(args, kwargs, out)
         if torch.is_grad_enabled() and _requires_grad(args, kwargs, out):
             return self._differentiable_call(args, kwargs, out)
         return self._run(args, kwargs, out)
-
-    def _given_call(self, key, pointers, args, outputs):
-        """A call with out= like an earlier one, launched by that call's recipe, or None (no
-        recipe yet, or these outputs overlap an operand where the earlier ones did not)."""
-        output_pointers = [o.data_ptr() for o in outputs]
-        recipe = self._out_recipes.get((key, tuple((o.dtype, o.shape, o.stride(), o.device, pointer & 15 == 0)
-                                                   for o, pointer in zip(outputs, output_pointers))))
-        if recipe is None or not recipe.write_guard.allows(pointers, output_pointers):
-            return None
-        recipe.run(args, outputs)
-        return recipe.finish(outputs)
 
     def _run(self, args, kwargs=None, out=None):
         """Plan (or recall the plan of an earlier call like this) and launch."""
@@ -146,10 +138,11 @@ class PointwiseFunction:
             if recipe is not None:
                 return recipe(args)
         elif outputs is not None and not any(type(a) is StridedView for a in args):
-            pointers = [a.data_ptr() for a in args if isinstance(a, torch.Tensor)]
-            found = self._given_call(key, pointers, args, outputs)
-            if found is not None:
-                return found
+            key += signature_key(outputs)
+            recipe = self._out_recipes.get(key)
+            pointers = [a.data_ptr() for a in (*args, *outputs) if isinstance(a, torch.Tensor)]
+            if recipe is not None and recipe.write(args, pointers, outputs):
+                return recipe.finish(outputs)
         plan, spec = self.plan(args, {}, out, positional=True)
         recipe, launched = self._launch_planned(plan, spec)
         # a 0-d CPU tensor joining GPU tensors is moved on each call: such calls replan
@@ -160,7 +153,7 @@ class PointwiseFunction:
                 self._remember(self._recipes, key, _ViewRecipe(recipe) if views else recipe)
             elif outputs is not None and not views:
                 recipe.write_guard = call.WriteGuard(plan.sizes, plan.inputs, plan.outputs)
-                self._remember(self._out_recipes, (key, signature_key(outputs)), recipe)
+                self._remember(self._out_recipes, key, recipe)
         return recipe.finish(launched)
 
     @staticmethod
@@ -444,9 +437,18 @@ class LaunchRecipe:
         self.write_guard = None  # a call.WriteGuard, for a recipe of calls with out=
         self.fast_kind = None  # "direct" (launch.direct_launcher) or "runner" (CompiledKernel[grid])
         self.call = self.first_calls
+        self.write = self.first_writes
 
     def first_calls(self, args, pointers):
         return self(args)
+
+    def first_writes(self, args, pointers, out) -> bool:
+        """`write` until the launcher is proven: into `out` (a tensor, or a tuple or list of
+        them) if the write guard allows these pointers (the tensors', then the outputs')."""
+        if not self.write_guard.allows(pointers):
+            return False
+        self.run(args, [out] if isinstance(out, torch.Tensor) else list(out))
+        return True
 
     def __call__(self, args):
         outputs = [torch.empty_strided(self.out_shape, self.out_strides, dtype=d, device=self.device)
@@ -487,7 +489,12 @@ class LaunchRecipe:
             except Exception:
                 self.fast = self.fast_kind = None
             else:
-                if self.call == self.first_calls and not _several_gpus():
+                if _several_gpus():
+                    return
+                if self.write_guard is not None:
+                    if self.write == self.first_writes:
+                        self.write = self.steady_writes()
+                elif self.call == self.first_calls:
                     self.call = self.steady_call(tensors)
                 return
         compiled = self.launch(*tensors, *outputs, *scalars, *self.strides, self.sizes, self.numel, self.grid,
@@ -545,6 +552,29 @@ class LaunchRecipe:
             fast((*pointers, out.data_ptr(), *tail))
             return out
         return call
+
+    def steady_writes(self):
+        """`write` for a proven direct launcher: the guard, then one launch on the pointers
+        (inputs, then outputs, as the kernel takes them) and the numbers among the arguments."""
+        if self.numel == 0 or self.fast_kind != "direct":
+            return self.first_writes
+        allows, fast, tail = self.write_guard.allows, self.fast, self.tail
+        if self.scalar_positions:
+            numbers = self.kernel_scalars
+
+            def write(args, pointers, out):
+                if not allows(pointers):
+                    return False
+                fast((*pointers, *numbers(args), *tail))
+                return True
+            return write
+
+        def write(args, pointers, out):
+            if not allows(pointers):
+                return False
+            fast((*pointers, *tail))
+            return True
+        return write
 
     def allocator(self, sample):
         """The cheapest way to allocate the output from the arguments (the signature key
