@@ -8,6 +8,7 @@ import warnings
 
 import torch
 
+from tritonize.errors import CallError
 from tritonize.passes.type_rules import PYTHON, TENSOR, ZERO_DIM, VType, promote
 
 # the names ATen's dispatch macros print ("frac_cpu" not implemented for 'Long')
@@ -178,10 +179,14 @@ def call(fn, *args, out=None):
     if out is None:
         return fn(*args)
     if isinstance(out, torch.Tensor):
-        shapes = [a.shape for a in args if isinstance(a, torch.Tensor)]
-        if shapes and all(shape == out.shape for shape in shapes):  # the broadcast shape: no resize
+        # an out= of the broadcast shape is written as it is; a call tritonize refuses (out of
+        # another shape among its reasons) writes nothing, and the steps below resize out as
+        # torch would and raise torch's error for what remains wrong
+        try:
             fn(*args, out=out)
             return out
+        except CallError:
+            pass
     if isinstance(out, tuple):
         shape = broadcast_shape(*args)
         for o in out:
@@ -203,4 +208,6 @@ def run(kernel, *args, out=None, inplace=None):
     if inplace is not None:
         kernel(*args, out=inplace)
         return inplace
+    if out is None:
+        return kernel(*args)
     return call(kernel, *args, out=out)

@@ -18,6 +18,7 @@ kernel for them would hide their autograd formula.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import threading
 import warnings
 
@@ -179,6 +180,16 @@ class _Schema:
         arguments = op._schema.arguments
         self.names = [_RENAMED.get(a.name, a.name) for a in arguments]
         self.tensor_positions = [i for i, a in enumerate(arguments) if str(a.type) in ("Tensor", "Optional[Tensor]")]
+        # the dispatcher passes the arguments before `*` by position and the rest by keyword
+        self.positional = [name for name, a in zip(self.names, arguments) if not a.kwarg_only]
+        self.renamed_keywords = any(a.kwarg_only and a.name in _RENAMED for a in arguments)
+
+    def takes_as_is(self, fn) -> bool:
+        """Can `fn` take the dispatcher's arguments as they come: its first parameters the
+        positional ones, by the same names, and no keyword to rename?"""
+        parameters = [p for p in inspect.signature(fn).parameters.values()
+                      if p.kind == inspect.Parameter.POSITIONAL_OR_KEYWORD]
+        return not self.renamed_keywords and [p.name for p in parameters[:len(self.positional)]] == self.positional
 
 
 def _interpreter_busy() -> bool:
@@ -186,18 +197,13 @@ def _interpreter_busy() -> bool:
     return lock is not None and lock.locked()
 
 
-def _unsupported_dtype(values) -> bool:
-    for value in values:
-        if isinstance(value, torch.Tensor) and value.dtype not in SUPPORTED_DTYPES:
-            return True
-    return False
-
-
-_is_grad_enabled, _set_grad_enabled = torch.is_grad_enabled, torch._C._set_grad_enabled
+_is_grad_enabled, _set_grad_enabled, _Tensor = torch.is_grad_enabled, torch._C._set_grad_enabled, torch.Tensor
 
 
 def _make_kernel(fn, schema: _Schema, original, device_type: str):
     names, tensor_positions = schema.names, schema.tensor_positions
+    as_is = schema.takes_as_is(fn)
+    interpreted = device_type == "cpu"
 
     def fallback(keyset, args, kwargs):
         # numbers that arrived for Tensor arguments (wrapped numbers) go back as tensors
@@ -206,25 +212,35 @@ def _make_kernel(fn, schema: _Schema, original, device_type: str):
         return original.call_boxed(keyset, *args, **kwargs)
 
     def kernel(keyset, *args, **kwargs):
-        if original is not None and (_unsupported_dtype(args) or (kwargs and _unsupported_dtype(kwargs.values()))
-                                     or (device_type == "cpu" and _interpreter_busy())):
+        # one pass over the tensors: a dtype tritonize has no kernels for goes to the kernel registered
+        # before; one that requires grad needs grad mode off (below autograd, torch's own formula
+        # records the graph, so tritonize must not)
+        recording = False
+        for value in (*args, *kwargs.values()) if kwargs else args:
+            if isinstance(value, _Tensor):
+                if value.dtype not in SUPPORTED_DTYPES and original is not None:
+                    return fallback(keyset, args, kwargs)
+                if value.requires_grad:
+                    recording = True
+        if interpreted and original is not None and _interpreter_busy():
             return fallback(keyset, args, kwargs)
-        bound = dict(zip(names, args))
-        for key, value in kwargs.items():
-            bound[_RENAMED.get(key, key)] = value
-        # below autograd: torch's own formula records the graph, so tritonize must not (grad mode
-        # off, set directly: `with torch.no_grad()` cost 1.5 us of a ~10 us call)
-        grad = _is_grad_enabled()
-        if grad:
+        positional, keywords = args, kwargs
+        if not as_is:
+            keywords = {_RENAMED.get(key, key): value for key, value in kwargs.items()}
+            keywords.update(zip(names, args))
+            positional = ()
+        # grad mode is switched directly: `with torch.no_grad()` cost 1.5 us of a ~10 us call
+        recording = recording and _is_grad_enabled()
+        if recording:
             _set_grad_enabled(False)
         try:
-            return fn(**bound)
+            return fn(*positional, **keywords)
         except c.Unsupported:
             if original is None:
                 raise
             return fallback(keyset, args, kwargs)
         finally:
-            if grad:
+            if recording:
                 _set_grad_enabled(True)
 
     kernel.__name__ = kernel.__qualname__ = f"tritonize_{fn.__name__}"

@@ -354,3 +354,22 @@ def test_copy_broadcasts_and_same_view_is_a_no_op(device):
     assert tops.copy_(dst, dst) is dst
     with pytest.raises(RuntimeError):
         tops.copy_(dst, torch.ones(5, device=device))
+
+
+def test_registered_kernels_leave_grad_mode_as_they_found_it(device, kernel_calls):
+    """A registered kernel turns grad mode off while it runs tensors that require grad (torch's
+    own formula records the graph) and back on after, also when the op raises."""
+    x = torch.randn(4, device=device, requires_grad=True)
+    with tritonize.enabled(devices=(device,)):
+        y = x * 2
+        assert kernel_calls and torch.is_grad_enabled()
+        assert y.grad_fn is not None and "Mul" in type(y.grad_fn).__name__  # torch's node, not tritonize's
+        with pytest.raises(RuntimeError, match="broadcast"):
+            torch.add(x, torch.ones(3, device=device))
+        assert torch.is_grad_enabled()
+        with torch.no_grad():
+            x.detach().mul_(0.5)
+            assert not torch.is_grad_enabled()
+    assert torch.is_grad_enabled()
+    y.sum().backward()
+    torch.testing.assert_close(x.grad, torch.full_like(x, 2.0))
