@@ -283,8 +283,15 @@ def _alpha(dtype, alpha, name="alpha"):
     return bool(alpha) if dtype == torch.bool else alpha
 
 
+def _is_bool(value) -> bool:
+    return value.dtype == torch.bool if isinstance(value, torch.Tensor) else type(value) is bool
+
+
 def _add(input, other, alpha, out=None, inplace=None):
-    alpha = _alpha(c.result_dtype(input, other), alpha)
+    # an int alpha passes alpha_check whatever the dtypes, and stays an int unless the result is
+    # bool: only then is the result dtype needed (it costs ~1 us of a tiny call)
+    if type(alpha) is not int or (_is_bool(input) and _is_bool(other)):
+        alpha = _alpha(c.result_dtype(input, other), alpha)
     if alpha == 1 and not isinstance(alpha, bool):
         return c.run(add_kernel, input, other, out=out, inplace=inplace)
     return c.run(add_alpha_kernel, input, other, alpha, out=out, inplace=inplace)
@@ -310,7 +317,8 @@ def _sub_check(input, other):
 
 def _sub(input, other, alpha, out=None, inplace=None):
     _sub_check(input, other)
-    alpha = _alpha(c.result_dtype(input, other), alpha)
+    if type(alpha) is not int:  # an int alpha passes alpha_check; the result is not bool (_sub_check)
+        alpha = _alpha(c.result_dtype(input, other), alpha)
     if alpha == 1:
         return c.run(sub_kernel, input, other, out=out, inplace=inplace)
     return c.run(sub_alpha_kernel, input, other, alpha, out=out, inplace=inplace)
@@ -330,7 +338,8 @@ subtract, subtract_ = sub, sub_
 def rsub(input, other, *, alpha=1, out=None):
     """other - alpha * input."""
     _sub_check(input, other)
-    alpha = _alpha(c.result_dtype(input, other), alpha)
+    if type(alpha) is not int:  # an int alpha passes alpha_check; the result is not bool (_sub_check)
+        alpha = _alpha(c.result_dtype(input, other), alpha)
     if alpha == 1:
         return c.run(sub_kernel, other, input, out=out)
     return c.run(rsub_alpha_kernel, input, other, alpha, out=out)
