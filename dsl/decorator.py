@@ -634,9 +634,10 @@ def _requires_grad(args, kwargs, out=None) -> bool:
 
 
 def _plain_outputs(out):
-    """out= as a list of plain tensors (the steady path's), or None for anything else."""
+    """out= as a list of plain tensors (the steady path's), or None for anything else. (One
+    that requires grad never gets here while grad is enabled: __call__ refuses it first.)"""
     outputs = [out] if type(out) is _Tensor else list(out) if type(out) is tuple else None
-    if not outputs or any(type(o) is not _Tensor or (o.requires_grad and _is_grad_enabled()) for o in outputs):
+    if not outputs or any(type(o) is not _Tensor for o in outputs):
         return None
     return outputs
 
