@@ -8,7 +8,7 @@ import warnings
 
 import torch
 
-from tritonize.errors import CallError
+from tritonize.errors import BroadcastError, CallError
 from tritonize.passes.type_rules import PYTHON, TENSOR, ZERO_DIM, VType, promote
 
 # the names ATen's dispatch macros print ("frac_cpu" not implemented for 'Long')
@@ -204,10 +204,23 @@ class Unsupported(RuntimeError):
 
 
 def run(kernel, *args, out=None, inplace=None):
-    """The functional (`out=None`), out= or in-place (`inplace=self`) form of a kernel call."""
+    """The functional (`out=None`), out= or in-place (`inplace=self`) form of a kernel call.
+    Shapes that do not broadcast, or an in-place self that is not the broadcast shape, raise
+    torch's errors (tritonize's own name the parameters, which aten's callers never see)."""
     if inplace is not None:
-        kernel(*args, out=inplace)
+        try:
+            kernel(*args, out=inplace)
+        except CallError:
+            shape = broadcast_shape(*args)
+            if tuple(shape) != tuple(inplace.shape):
+                raise RuntimeError(f"output with shape {list(inplace.shape)} doesn't match the broadcast shape "
+                                   f"{list(shape)}") from None
+            raise
         return inplace
     if out is None:
-        return kernel(*args)
+        try:
+            return kernel(*args)
+        except BroadcastError:
+            broadcast_shape(*args)
+            raise
     return call(kernel, *args, out=out)

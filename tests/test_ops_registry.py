@@ -364,7 +364,7 @@ def test_registered_kernels_leave_grad_mode_as_they_found_it(device, kernel_call
         y = x * 2
         assert kernel_calls and torch.is_grad_enabled()
         assert y.grad_fn is not None and "Mul" in type(y.grad_fn).__name__  # torch's node, not tritonize's
-        with pytest.raises(RuntimeError, match="broadcast"):
+        with pytest.raises(RuntimeError, match="must match the size"):
             torch.add(x, torch.ones(3, device=device))
         assert torch.is_grad_enabled()
         with torch.no_grad():
@@ -373,3 +373,24 @@ def test_registered_kernels_leave_grad_mode_as_they_found_it(device, kernel_call
     assert torch.is_grad_enabled()
     y.sum().backward()
     torch.testing.assert_close(x.grad, torch.full_like(x, 2.0))
+
+
+def test_shape_errors_are_torchs(device):
+    """Shapes that do not broadcast, and an in-place self that is not the broadcast shape, raise
+    torch's own messages under enabled(), not tritonize's (which name the scalar function's
+    parameters, never seen by aten's callers)."""
+    a, b, m = (torch.ones(4, device=device), torch.ones(3, device=device), torch.ones(2, 3, device=device))
+    calls = [lambda: a + b, lambda: b.add_(m), lambda: a.mul_(b), lambda: torch.where(a > 0, a, b),
+             lambda: torch.lerp(a, b, 0.5), lambda: b.lerp_(m, 0.5), lambda: torch.addcmul(a, b, b),
+             lambda: F.silu(a) * b, lambda: torch.maximum(a, m)]
+
+    def message(fn):
+        with pytest.raises(RuntimeError) as error:
+            fn()
+        return str(error.value)
+
+    expected = [message(fn) for fn in calls]
+    with tritonize.enabled(devices=(device,)):
+        got = [message(fn) for fn in calls]
+    assert got == expected
+    assert all("must match the size" in m or "doesn't match the broadcast shape" in m for m in got)
