@@ -7,8 +7,8 @@
     y = gelu(torch.randn(4, 5, device="cuda"))
 """
 from tritonize.errors import (ArgumentCountError, BroadcastError, CallError, ControlFlowError, DeviceError,
-                              DSLError, DtypeError, OutArgumentError, RecursiveHelper, ScalarTypeError,
-                              StridedViewError, UnknownName, UnsupportedCall, UnsupportedSyntax)
+                              DSLError, DtypeError, OutArgumentError, OutDtypeError, RecursiveHelper,
+                              ScalarTypeError, StridedViewError, UnknownName, UnsupportedCall, UnsupportedSyntax)
 from tritonize.decorator import PointwiseFunction, __version__, pointwise
 from tritonize.cache import cache_dir
 from tritonize.promotion import Promotion
@@ -18,7 +18,8 @@ from tritonize import math  # noqa: F401  (tritonize.math.erfinv ...; not in __a
 __all__ = [
     "pointwise", "PointwiseFunction", "Promotion", "StridedView", "cache_dir", "__version__",
     "DSLError", "UnsupportedSyntax", "UnknownName", "UnsupportedCall", "RecursiveHelper", "ControlFlowError",
-    "ScalarTypeError", "CallError", "BroadcastError", "OutArgumentError", "DeviceError", "DtypeError",
+    "ScalarTypeError", "CallError", "BroadcastError", "OutArgumentError", "OutDtypeError", "DeviceError",
+    "DtypeError",
     "ArgumentCountError", "StridedViewError",
 ]
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import torch
 
-from tritonize.errors import BroadcastError, CallError, DeviceError, DtypeError, OutArgumentError
+from tritonize.errors import BroadcastError, CallError, DeviceError, DtypeError, OutArgumentError, OutDtypeError
 from tritonize.passes.type_rules import PYTHON, SUPPORTED_DTYPES, TENSOR, ZERO_DIM, VType, dtype_name
 from tritonize.view import StridedView
 
@@ -248,8 +248,8 @@ def check_output(label: str, out, shape: tuple, dtype: torch.dtype, device: torc
     if out.device != device:
         raise OutArgumentError(f"{label} is on {out.device}, but the inputs are on {device}")
     if not torch.can_cast(dtype, out.dtype):
-        raise OutArgumentError(f"{label} has dtype {dtype_name(out.dtype)}, and the result type "
-                               f"{dtype_name(dtype)} can't be cast to it")
+        raise OutDtypeError(f"{label} has dtype {dtype_name(out.dtype)}, and the result type "
+                            f"{dtype_name(dtype)} can't be cast to it", dtype, out.dtype)
     if out.dtype not in SUPPORTED_DTYPES:
         raise DtypeError(f"{label} has dtype {dtype_name(out.dtype)}, which tritonize kernels do not support")
     if any(n > 1 and s == 0 for n, s in zip(out.shape, out.stride())):

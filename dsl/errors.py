@@ -82,6 +82,14 @@ class OutArgumentError(CallError):
     """An `out=` tensor of the wrong count, shape, dtype or device, or one that overlaps an input."""
 
 
+class OutDtypeError(OutArgumentError):
+    """An `out=` tensor of a dtype the result type can't be cast to (`result_dtype`, `out_dtype`)."""
+
+    def __init__(self, message, result_dtype, out_dtype):
+        super().__init__(message)
+        self.result_dtype, self.out_dtype = result_dtype, out_dtype
+
+
 class DeviceError(CallError):
     """Tensors on different devices, or a device tritonize cannot run on."""
 

@@ -8,7 +8,7 @@ import warnings
 
 import torch
 
-from tritonize.errors import BroadcastError, CallError
+from tritonize.errors import BroadcastError, CallError, OutDtypeError
 from tritonize.passes.type_rules import PYTHON, TENSOR, ZERO_DIM, VType, promote
 
 # the names ATen's dispatch macros print ("frac_cpu" not implemented for 'Long')
@@ -187,15 +187,20 @@ def call(fn, *args, out=None):
             return out
         except CallError:
             pass
-    if isinstance(out, tuple):
-        shape = broadcast_shape(*args)
-        for o in out:
-            prepare_out(o, shape)
+    shape = broadcast_shape(*args)
+    for o in out if isinstance(out, tuple) else (out,):
+        prepare_out(o, shape)
+    try:
         fn(*args, out=out)
-        return out
-    prepare_out(out, broadcast_shape(*args))
-    fn(*args, out=out)
+    except OutDtypeError as error:
+        raise cast_error(error) from None
     return out
+
+
+def cast_error(error: OutDtypeError) -> RuntimeError:
+    """torch's words for an out= (or in-place self) the result type can't be cast to."""
+    return RuntimeError(f"result type {TYPE_NAMES[error.result_dtype]} can't be cast to the desired output type "
+                        f"{TYPE_NAMES[error.out_dtype]}")
 
 
 class Unsupported(RuntimeError):
@@ -205,16 +210,19 @@ class Unsupported(RuntimeError):
 
 def run(kernel, *args, out=None, inplace=None):
     """The functional (`out=None`), out= or in-place (`inplace=self`) form of a kernel call.
-    Shapes that do not broadcast, or an in-place self that is not the broadcast shape, raise
-    torch's errors (tritonize's own name the parameters, which aten's callers never see)."""
+    Shapes that do not broadcast, an in-place self that is not the broadcast shape, and a self
+    or out= the result type can't be cast to raise torch's errors (tritonize's own name the
+    parameters, which aten's callers never see)."""
     if inplace is not None:
         try:
             kernel(*args, out=inplace)
-        except CallError:
+        except CallError as error:
             shape = broadcast_shape(*args)
             if tuple(shape) != tuple(inplace.shape):
                 raise RuntimeError(f"output with shape {list(inplace.shape)} doesn't match the broadcast shape "
                                    f"{list(shape)}") from None
+            if isinstance(error, OutDtypeError):
+                raise cast_error(error) from None
             raise
         return inplace
     if out is None:

@@ -375,14 +375,19 @@ def test_registered_kernels_leave_grad_mode_as_they_found_it(device, kernel_call
     torch.testing.assert_close(x.grad, torch.full_like(x, 2.0))
 
 
-def test_shape_errors_are_torchs(device):
-    """Shapes that do not broadcast, and an in-place self that is not the broadcast shape, raise
-    torch's own messages under enabled(), not tritonize's (which name the scalar function's
-    parameters, never seen by aten's callers)."""
+def test_shape_and_cast_errors_are_torchs(device):
+    """Shapes that do not broadcast, an in-place self that is not the broadcast shape, and a self
+    or out= the result type can't be cast to raise torch's own messages under enabled(), not
+    tritonize's (which name the scalar function's parameters, never seen by aten's callers)."""
     a, b, m = (torch.ones(4, device=device), torch.ones(3, device=device), torch.ones(2, 3, device=device))
+    ints, flags = torch.ones(3, dtype=torch.int64, device=device), torch.ones(3, dtype=torch.bool, device=device)
     calls = [lambda: a + b, lambda: b.add_(m), lambda: a.mul_(b), lambda: torch.where(a > 0, a, b),
              lambda: torch.lerp(a, b, 0.5), lambda: b.lerp_(m, 0.5), lambda: torch.addcmul(a, b, b),
-             lambda: F.silu(a) * b, lambda: torch.maximum(a, m)]
+             lambda: F.silu(a) * b, lambda: torch.maximum(a, m),
+             lambda: ints.add_(b), lambda: ints.mul_(0.5), lambda: flags.add_(ints), lambda: ints.div_(ints),
+             lambda: torch.add(b, b, out=torch.empty(3, dtype=torch.int32, device=device)),
+             lambda: torch.sigmoid(ints, out=torch.empty(3, dtype=torch.int64, device=device)),
+             lambda: torch.mul(b, 2, out=torch.empty(5, dtype=torch.int16, device=device))]
 
     def message(fn):
         with pytest.raises(RuntimeError) as error:
@@ -393,4 +398,5 @@ def test_shape_errors_are_torchs(device):
     with tritonize.enabled(devices=(device,)):
         got = [message(fn) for fn in calls]
     assert got == expected
-    assert all("must match the size" in m or "doesn't match the broadcast shape" in m for m in got)
+    assert all("must match the size" in m or "doesn't match the broadcast shape" in m or "can't be cast" in m
+               for m in got)
