@@ -218,7 +218,7 @@ def run(kernel, *args, out=None, inplace=None):
             kernel(*args, out=inplace)
         except CallError as error:
             shape = broadcast_shape(*args)
-            if tuple(shape) != tuple(inplace.shape):
+            if shape != tuple(inplace.shape):
                 raise RuntimeError(f"output with shape {list(inplace.shape)} doesn't match the broadcast shape "
                                    f"{list(shape)}") from None
             if isinstance(error, OutDtypeError):

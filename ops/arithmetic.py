@@ -306,7 +306,7 @@ def add_(input, other, *, alpha=1):
 
 
 def _sub_check(input, other):
-    a, b = c.dtype_of(input) == torch.bool, c.dtype_of(other) == torch.bool
+    a, b = _is_bool(input), _is_bool(other)
     if a and b:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                            "Use the `^` or `logical_xor()` operator instead.")
