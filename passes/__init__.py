@@ -27,7 +27,7 @@ from tritonize.passes.parse_source import parse_function
 from tritonize.passes.render import render
 from tritonize.passes.resolve_names import ResolveNames, local_names
 
-__all__ = ["run_frontend", "generate_module", "infer_output_types", "derive_backward", "FrontendContext", "ParamSpec", "Specialization", "FRONTEND"]
+__all__ = ["run_frontend", "approximable", "generate_module", "infer_output_types", "derive_backward", "FrontendContext", "ParamSpec", "Specialization", "FRONTEND"]
 
 FRONTEND = [
     CheckSubset,               # refuse what is outside the scalar subset, with file:line:col
@@ -101,6 +101,12 @@ def infer_output_types(ctx: FrontendContext, params: tuple) -> list:
     InferTypes(ctx, spec).run(tree)
     ret = tree.body[-1].value
     return [v.tz_type for v in (ret.elts if isinstance(ret, ast.Tuple) else [ret])]
+
+
+def approximable(ctx: FrontendContext, spec: Specialization) -> tuple:
+    """What spec.approximate could name in this specialization's kernel ("division", "exp")."""
+    tree = InferTypes(ctx, spec).run(copy.deepcopy(ctx.tree))
+    return LowerToTriton(ctx, spec, NameAllocator(ctx.names.taken)).run(tree).approximable
 
 
 def generate_module(ctx: FrontendContext, spec: Specialization, version: str) -> str:

@@ -204,8 +204,10 @@ def describe_spec(spec) -> str:
         kind = {2: "tensor", 1: "0-d tensor", 0: "Python number"}[p.vtype.priority]
         parts.append(f"{p.name}: {dtype_name(p.vtype.dtype) if p.is_tensor else _python_kind(p.vtype.dtype)} {kind}")
     outs = ", ".join(dtype_name(d) for d in spec.out_dtypes)
+    approximated = (f"; approximate {' and '.join(spec.approximate)}, equal to the exact kernel on every input"
+                    if spec.approximate else "")
     return (f"rank {spec.rank}, {'; '.join(parts)}; outputs: {outs}; "
-            f"{dtype_name(spec.index_dtype)} indexing; {spec.device_type}")
+            f"{dtype_name(spec.index_dtype)} indexing; {spec.device_type}{approximated}")
 
 
 def _python_kind(dtype):

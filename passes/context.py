@@ -62,6 +62,9 @@ class Specialization:
     # a 2D tile when operands disagree on layout: (dim p, innermost dim, for each operand
     # (inputs, then outputs) whether the dims after p are one run in it)
     tile: tuple | None = None
+    # approximations (kinds of LowerToTriton.approximable: "division", "exp") this kernel uses
+    # in place of exact math: only where dsl/approximations.py found them exact on every input
+    approximate: tuple[str, ...] = ()
 
     @property
     def block_names(self) -> tuple:

@@ -37,6 +37,7 @@ class Lowered(NamedTuple):
 class KernelBody(NamedTuple):
     statements: list
     outputs: list  # Lowered, one per output
+    approximable: tuple  # what spec.approximate could name here: ("division", "exp"), sorted
 
 
 def _wrap_int(value: int, dtype: torch.dtype) -> int:
@@ -95,6 +96,7 @@ class LowerToTriton:
 
     def __init__(self, ctx, spec, names: NameAllocator):
         self.ctx, self.spec, self.names = ctx, spec, names
+        self.approximable: set[str] = set()
         self.env: dict[str, tuple[VType, torch.dtype]] = {}
         for param in spec.params:
             self.env[param.name] = (param.vtype, self.rep(param.vtype))
@@ -169,7 +171,7 @@ class LowerToTriton:
             else:
                 values = statement.value.elts if isinstance(statement.value, ast.Tuple) else [statement.value]
                 outputs = [self.lower(v) for v in values]
-        return KernelBody(self.statements, outputs)
+        return KernelBody(self.statements, outputs, tuple(sorted(self.approximable)))
 
     def source_line(self, statement) -> str:
         location = self.ctx.location(statement)
@@ -239,12 +241,21 @@ class LowerToTriton:
         a, b = self.operands([left, right], dtype)
         return self.divide(a, b, dtype)
 
-    @staticmethod
-    def divide(a, b, dtype):
+    def divide(self, a, b, dtype):
         if dtype == torch.float32:
+            if self.approximates("division"):
+                return ast.BinOp(left=a, op=ast.Div(), right=b)  # Triton's `/`: div.full, 2 ulp
             # `/` on float32 is not correctly rounded on NVIDIA GPUs; torch's division is
             return expr("tl.math.div_rn(a, b)", a=a, b=b)
         return ast.BinOp(left=a, op=ast.Div(), right=b)
+
+    def approximates(self, kind: str) -> bool:
+        """May a faster, inexact `kind` of operation stand in for the exact one here? Only where
+        the specialization says so (after dsl/approximations.py checked it); noted either way."""
+        if self.spec.portable_math:  # the interpreter has no faster variant
+            return False
+        self.approximable.add(kind)
+        return kind in self.spec.approximate
 
     def by_literal_zero(self, right, dtype):
         """An integer `//` or `%` by a literal 0 (after folding): 0, as `nonzero_divisor` gives
@@ -497,6 +508,8 @@ class LowerToTriton:
         else:
             work = torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
             template = entry.float32 if work == torch.float32 and entry.float32 else entry.cuda
+            if entry.fast and work == torch.float32 and self.approximates(fname):
+                template = entry.fast
         arg_dtypes = [work] * len(args)
         if entry.kind == "ldexp":
             arg_dtypes[1] = torch.int64 if self.spec.portable_math else torch.int32

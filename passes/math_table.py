@@ -16,6 +16,11 @@ generated module. `kind` says how argument and result dtypes are chosen:
 `float32` (rows where libdevice's float32 function compiles badly under Triton): the CUDA
 template for float32 work instead, a composite of `float32_math.py`, copied into the module too.
 
+`fast` (float32 work on CUDA only): a faster, inexact template (Triton's `tl.exp`, ex2.approx
+of x * log2(e): up to 64 ulp off near |x| = 88, where libdevice's expf is 1.9) that a kernel
+uses only where dsl/approximations.py has run it on every input the kernel can see and found
+its results equal to the exact template's, bit for bit.
+
 `costly` marks the rows that are many instructions per element (libdevice's exp, erf, sin, ...)
 rather than one or two (fabs, floor, comparisons): what `call.launch_shape` asks of a kernel.
 """
@@ -35,14 +40,15 @@ class MathFn(NamedTuple):
     portable: str
     costly: bool
     float32: str | None
+    fast: str | None
 
 
-def _f(arity, cuda, portable, kind="float", costly=True, float32=None):
-    return MathFn(arity, kind, cuda, portable, costly, float32)
+def _f(arity, cuda, portable, kind="float", costly=True, float32=None, fast=None):
+    return MathFn(arity, kind, cuda, portable, costly, float32, fast)
 
 
 MATH_TABLE: dict[str, MathFn] = {
-    "exp": _f(1, "libdevice.exp(a)", "tl.exp(a)"),
+    "exp": _f(1, "libdevice.exp(a)", "tl.exp(a)", fast="tl.exp(a)"),
     "exp2": _f(1, "libdevice.exp2(a)", "tl.exp2(a)"),
     "expm1": _f(1, "libdevice.expm1(a)", "portable_expm1(a)"),
     "log": _f(1, "libdevice.log(a)", "tl.log(a)"),
