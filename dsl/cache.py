@@ -56,12 +56,27 @@ def content_hash(source: str) -> str:
 
 def write_module(stem: str, source: str) -> Path:
     """Write `source` as `<stem>_<hash>.py` unless an identical file is already there."""
-    name = f"{stem}_{content_hash(source)}.py"
+    return write_note(f"{stem}_{content_hash(source)}.py", source)
+
+
+def write_note(name: str, text: str) -> Path:
+    """Write a file into the cache directory (or this process's fallback), atomically."""
     directory = cache_dir()
     try:
-        return _write(directory, name, source)
+        return _write(directory, name, text)
     except OSError as exc:
-        return _write(_fallback_dir(directory, exc), name, source)
+        return _write(_fallback_dir(directory, exc), name, text)
+
+
+def read_note(name: str) -> str | None:
+    """The text of a file that write_note wrote, here or in an earlier process; None if absent."""
+    for directory in (cache_dir(), _fallback):
+        if directory is not None:
+            try:
+                return (directory / name).read_text()
+            except (OSError, UnicodeDecodeError):
+                pass
+    return None
 
 
 def _write(directory: Path, name: str, source: str) -> Path:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import inspect
 import math
@@ -13,7 +14,7 @@ import numpy
 import torch
 from torch._subclasses.fake_tensor import is_fake
 
-from tritonize import cache, call, display, log, torch_ops
+from tritonize import approximations, cache, call, display, log, torch_ops
 from tritonize.launch import direct_launcher
 from tritonize.errors import ArgumentCountError, CallError, OutArgumentError, UnsupportedSyntax
 from tritonize.passes import (ParamSpec, Specialization, derive_backward, generate_module, infer_output_types,
@@ -72,6 +73,7 @@ class PointwiseFunction:
         self._out_recipes: dict[tuple, LaunchRecipe] = {}  # calls with out=, keyed by the outputs too
         self._derivatives: dict[tuple, PointwiseFunction] = {}
         self._ops: dict[tuple, object] = {}
+        self._approximations: dict[tuple, tuple] = {}  # approximations.verified's, per dtypes and device
         self._lock = threading.Lock()
         torch_ops.op_for(self, torch_ops.default_pattern(self))  # torch.compile cannot register it later
 
@@ -259,8 +261,9 @@ class PointwiseFunction:
         bound.apply_defaults()
         return dict(bound.arguments)
 
-    def plan(self, args, kwargs, out, positional=False):
-        """The call's plan and specialization; `positional`: args are every parameter in order."""
+    def plan(self, args, kwargs, out, positional=False, approximate=None):
+        """The call's plan and specialization; `positional`: args are every parameter in order;
+        `approximate`: the approximations to use (None: those found exact, approximations.py)."""
         bound = dict(zip(self._params, args)) if positional else self.bind(args, kwargs)
         values, vtypes, kernel_values, tensors, device, shape, result_dtypes = self._analyze(bound)
 
@@ -297,7 +300,31 @@ class PointwiseFunction:
             out_dtypes=tuple(o.tensor.dtype for o in outputs),
             rank=len(sizes), index_dtype=index_dtype, device_type=device.type,
             opmath=all(rule.opmath for rule in self.promotion), tile=tile)
+        if approximate is None and approximations.checkable(spec):
+            approximate = self._approximate(spec, device)
+        if approximate:
+            spec = dataclasses.replace(spec, approximate=approximate)
         return plan, spec
+
+    def _approximate(self, spec, device) -> tuple:
+        key = (spec.params, spec.out_dtypes, spec.opmath, device)
+        found = self._approximations.get(key)
+        if found is None:
+            found = approximations.verified(self, spec, device)
+            if found is None:  # not checked now
+                return ()
+            self._approximations[key] = found
+        return found
+
+    def run_on(self, inputs, out_dtypes, approximate) -> list:
+        """The outputs of the rank-1 kernel with these approximations on 1-D inputs of equal length
+        (the approximations' check)."""
+        outputs = [torch.empty_like(inputs[0], dtype=dtype) for dtype in out_dtypes]
+        plan, spec = self.plan(inputs, {}, outputs[0] if self.num_outputs == 1 else outputs, positional=True,
+                               approximate=approximate)
+        assert spec.rank == 1 and spec.approximate == approximate, spec  # what the check is about
+        self._launch_planned(plan, spec)
+        return outputs
 
     def _analyze(self, values):
         """Argument kinds, the device, the broadcast shape and the output dtypes of a call."""
@@ -366,6 +393,8 @@ class PointwiseFunction:
         parts = [self.__name__, f"rank{spec.rank}", "_".join(dict.fromkeys(dtypes)) or "scalars"]
         if spec.device_type != "cuda":
             parts.append(spec.device_type)
+        if spec.approximate:
+            parts.append("approx")
         return "_".join(parts)
 
     def _launch_planned(self, plan, spec):
