@@ -303,12 +303,12 @@ def host_breakdown(x, calls) -> dict:
 FIRST_CALL = textwrap.dedent("""
     import time, torch
     start = time.perf_counter()
-    from benchmarks.cases import add
+    from benchmarks.cases import {op} as op
     imported = time.perf_counter()
-    x = torch.randn(1024, device="cuda")
+    x = torch.randn(1024, device="cuda", dtype=torch.{dtype})
     torch.cuda.synchronize()
     begin = time.perf_counter()
-    add(x, x)
+    op(*[x] * {arity})
     torch.cuda.synchronize()
     print(imported - start, time.perf_counter() - begin)
 """)
@@ -317,15 +317,16 @@ FIRST_CALL = textwrap.dedent("""
 WARM_PROCESSES = 3
 
 
-def first_call(root) -> dict:
-    """Seconds to the first result in a new process: cold caches, then warm on-disk caches (the
-    fastest of WARM_PROCESSES processes: a process start's own noise, disk and CPU clocks, only
-    ever adds)."""
+def first_call(root, op="add", dtype="float32") -> dict:
+    """Seconds to the first result of `op` in a new process: cold caches, then warm on-disk caches
+    (the fastest of WARM_PROCESSES processes: a process start's own noise, disk and CPU clocks,
+    only ever adds)."""
+    script = FIRST_CALL.format(op=op, dtype=dtype, arity=OPS[op].arity)
     with tempfile.TemporaryDirectory() as caches:
         env = dict(os.environ, TRITONIZE_CACHE_DIR=f"{caches}/tritonize", TRITON_CACHE_DIR=f"{caches}/triton")
         runs = []
         for _ in range(1 + WARM_PROCESSES):
-            out = subprocess.run([sys.executable, "-c", FIRST_CALL], env=env, cwd=root, check=True,
+            out = subprocess.run([sys.executable, "-c", script], env=env, cwd=root, check=True,
                                  capture_output=True, text=True).stdout.split()
             runs.append((float(out[-1]), float(out[-2])))  # (first call, import)
     (cold_call, cold_import), (warm_call, warm_import) = runs[0], min(runs[1:])
@@ -355,6 +356,11 @@ def write_markdown(results, path):
         lines += [f"First call in a new process: cold caches {first['cold first call s']:.2f} s, "
                   f"warm on-disk caches {first['warm first call s']:.2f} s "
                   f"(import {first['warm import s']:.2f} s).", ""]
+    checked = results.get("first call, bfloat16 sigmoid")
+    if checked:  # its kernel's approximations are checked on every input in the cold process
+        lines += [f"First call of a bfloat16 sigmoid (cold: its approximations checked on all 65536 inputs): cold "
+                  f"caches {checked['cold first call s']:.2f} s, warm on-disk caches {checked['warm first call s']:.2f} s.",
+                  ""]
     lines += ["Columns: times in us (best of the rounds' medians of single launches, `do_bench`); `compile us`: "
               "torch.compile with static shapes, compiled afresh for each row (`compile_static`); `copy us`: "
               "a device copy of the same bytes; `% of copy`: of the peak copy bandwidth above; `sectors`: the same "
@@ -432,6 +438,8 @@ def main(argv=None):
     log(f"host call forms {results['host call forms us']}")
     results["first call"] = first_call(Path(__file__).parent.parent)
     log(f"first call {results['first call']}")
+    results["first call, bfloat16 sigmoid"] = first_call(Path(__file__).parent.parent, "sigmoid", "bfloat16")
+    log(f"first call, bfloat16 sigmoid {results['first call, bfloat16 sigmoid']}")
 
     layout_sizes = range(12, 29, 4) if args.quick else range(12, 29, 2)
     plan = [("add", case, torch.float32, e) for case in CASES for e in layout_sizes]
