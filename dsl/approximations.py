@@ -19,6 +19,7 @@ captured use the exact kernel and check nothing. TRITONIZE_APPROXIMATE=0 turns a
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import logging
@@ -129,12 +130,16 @@ def read_verdict(name: str):
     return tuple(found) if isinstance(found, list) and all(isinstance(k, str) for k in found) else None
 
 
+def exact_rank1(spec):
+    """The specialization a check runs: `spec`'s element math on 1-D inputs, exact."""
+    return dataclasses.replace(spec, rank=1, index_dtype=torch.int32, tile=None, approximate=())
+
+
 def verified(function, spec, device: torch.device):
     """The approximations `function`'s kernel for `spec` may use on `device`: what an earlier
     check found (in this process or on disk), else what a check now finds; None when no check
     can run now (a CUDA graph is being captured)."""
-    exact = type(spec)(params=spec.params, out_dtypes=spec.out_dtypes, rank=1, index_dtype=torch.int32,
-                       device_type="cuda", opmath=spec.opmath)
+    exact = exact_rank1(spec)
     kinds = approximable(function._ctx, exact)
     if not kinds:
         return ()

@@ -299,7 +299,8 @@ class PointwiseFunction:
             params=tuple(ParamSpec(p, vtypes[p]) for p in self._params),
             out_dtypes=tuple(o.tensor.dtype for o in outputs),
             rank=len(sizes), index_dtype=index_dtype, device_type=device.type,
-            opmath=all(rule.opmath for rule in self.promotion), tile=tile)
+            opmath=all(rule.opmath for rule in self.promotion), tile=tile,
+            result_dtypes=tuple(result_dtypes) if given is not None and outputs_hold_other_dtypes(outputs, result_dtypes) else ())
         if approximate is None and approximations.checkable(spec):
             approximate = self._approximate(spec, device)
         if approximate:
@@ -307,22 +308,22 @@ class PointwiseFunction:
         return plan, spec
 
     def _approximate(self, spec, device) -> tuple:
-        key = (spec.params, spec.out_dtypes, spec.opmath, device)
+        key = (approximations.exact_rank1(spec), device)  # the verdict holds for every rank and layout
         found = self._approximations.get(key)
         if found is None:
-            found = approximations.verified(self, spec, device)
+            found = approximations.verified(self, key[0], device)
             if found is None:  # not checked now
                 return ()
             self._approximations[key] = found
         return found
 
     def run_on(self, inputs, out_dtypes, approximate) -> list:
-        """The outputs of the rank-1 kernel with these approximations on 1-D inputs of equal length
-        (the approximations' check)."""
+        """The outputs of the rank-1 kernel with these approximations on 1-D inputs of equal length,
+        into fresh tensors of `out_dtypes` (the approximations' check)."""
         outputs = [torch.empty_like(inputs[0], dtype=dtype) for dtype in out_dtypes]
         plan, spec = self.plan(inputs, {}, outputs[0] if self.num_outputs == 1 else outputs, positional=True,
                                approximate=approximate)
-        assert spec.rank == 1 and spec.approximate == approximate, spec  # what the check is about
+        assert spec.rank == 1 and spec.approximate == tuple(approximate), spec  # what the check is about
         self._launch_planned(plan, spec)
         return outputs
 
@@ -435,6 +436,11 @@ class PointwiseFunction:
 
 
 MAX_RECIPES = 4096
+
+
+def outputs_hold_other_dtypes(outputs, result_dtypes) -> bool:
+    """Do out= tensors hold other dtypes than the results'?"""
+    return any(o.tensor.dtype != d for o, d in zip(outputs, result_dtypes))
 
 
 def signature_key(args) -> tuple:

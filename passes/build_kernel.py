@@ -10,7 +10,7 @@ from typing import NamedTuple
 import torch
 
 from tritonize.passes.ast_tools import NameAllocator, assign, comment, expr, name, stmt
-from tritonize.passes.lower_to_triton import cast_value
+from tritonize.passes.lower_to_triton import Lowered, cast_value
 from tritonize.passes.type_rules import compute_dtype, dtype_name, triton_dtype
 
 # names the generated module defines at top level; user variables are renamed around them
@@ -95,8 +95,11 @@ class BuildKernel:
             statements.append(assign(param, value))
 
         statements += body.statements
-        for (out, pointer, strides), value, dtype, run in zip(outputs, body.outputs, spec.out_dtypes,
-                                                              runs[len(tensors):]):
+        results = spec.result_dtypes or spec.out_dtypes
+        for (out, pointer, strides), value, dtype, result, run in zip(outputs, body.outputs, spec.out_dtypes, results,
+                                                                      runs[len(tensors):]):
+            if result != dtype:  # a float16 result in a float32 out= is rounded to float16 first
+                value = Lowered(cast_value(value, result, spec=spec), value.vtype, result)
             stored = cast_value(value, dtype, spec=spec)
             statements.append(stmt("tl.store(p, v, mask=m)", p=self.address(pointer, strides, index, run), v=stored,
                                    m=name(mask)))
@@ -204,6 +207,8 @@ def describe_spec(spec) -> str:
         kind = {2: "tensor", 1: "0-d tensor", 0: "Python number"}[p.vtype.priority]
         parts.append(f"{p.name}: {dtype_name(p.vtype.dtype) if p.is_tensor else _python_kind(p.vtype.dtype)} {kind}")
     outs = ", ".join(dtype_name(d) for d in spec.out_dtypes)
+    if spec.result_dtypes and spec.result_dtypes != spec.out_dtypes:
+        outs += " (results of " + ", ".join(dtype_name(d) for d in spec.result_dtypes) + ", then cast)"
     approximated = (f"; approximate {' and '.join(spec.approximate)}, equal to the exact kernel on every input"
                     if spec.approximate else "")
     return (f"rank {spec.rank}, {'; '.join(parts)}; outputs: {outs}; "

@@ -54,7 +54,7 @@ class Specialization:
     """What the generated module depends on. Never raw sizes or strides."""
 
     params: tuple[ParamSpec, ...]
-    out_dtypes: tuple[torch.dtype, ...]
+    out_dtypes: tuple[torch.dtype, ...]  # what each output tensor holds
     rank: int
     index_dtype: torch.dtype
     device_type: str
@@ -65,6 +65,9 @@ class Specialization:
     # approximations (kinds of LowerToTriton.approximable: "division", "exp") this kernel uses
     # in place of exact math: only where dsl/approximations.py found them exact on every input
     approximate: tuple[str, ...] = ()
+    # the dtypes of the results where out= tensors of other dtypes hold them (else ()): each
+    # result is rounded to its own dtype first, then cast, as torch computes then copies
+    result_dtypes: tuple[torch.dtype, ...] = ()
 
     @property
     def block_names(self) -> tuple:

@@ -308,3 +308,30 @@ def test_nothing_is_checked_while_a_graph_is_captured(monkeypatch, tmp_path):
     monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: False)
     fresh.plan((x,), {}, None)
     assert len(fresh._approximations) == 1
+
+
+@tritonize.pointwise
+def logistic_pair(x):  # two outputs, each checked
+    e = math.exp(-x)
+    return 1.0 / (1.0 + e), e / (1.0 + e)
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_several_outputs_are_each_equal_to_the_exact_kernels(dtype):
+    x = approximations.every_value(dtype, "cuda")
+    first, second = logistic_pair(x)
+    exact = logistic_pair.run_on([x], (dtype, dtype), ())
+    assert approximations.same_bits(first, exact[0]) and approximations.same_bits(second, exact[1])
+
+
+@needs_gpu
+def test_an_out_of_another_dtype_is_checked_with_that_dtype():
+    # a float32 out= holds the bfloat16 results, cast: the check compares those
+    x = approximations.every_value(torch.bfloat16, "cuda")
+    out = torch.empty(x.shape, device="cuda", dtype=torch.float32)
+    sigmoid(x, out=out)
+    _, spec = sigmoid.plan((x,), {}, out)
+    assert spec.result_dtypes == (torch.bfloat16,) and spec.out_dtypes == (torch.float32,)
+    assert approximations.same_bits(out, sigmoid.run_on([x], (torch.float32,), ())[0])
+    assert approximations.same_bits(out, sigmoid(x).float())

@@ -113,6 +113,22 @@ def test_out_non_contiguous_and_upcast(device):
     torch.testing.assert_close(out, (x + x).double())
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_a_wider_out_holds_the_rounded_result_as_torch_does(device, dtype):
+    # torch computes the result in its own dtype, then copies it into out=: a float16 sum in a
+    # float32 out= is the float16 sum, not the float32 one the kernel computes on the way
+    a, b = (torch.randn(300, device=device) * 3).to(dtype), torch.randn(300, device=device).to(dtype)
+    for out_dtype in (torch.float32, torch.float64, dtype):
+        expected = torch.empty(300, dtype=out_dtype, device=device)
+        torch.add(a, b, out=expected)
+        assert not torch.equal(expected, a.double() + b.double()) or out_dtype == dtype
+        for _ in range(2):  # planned, then memoized
+            out = torch.full((300,), float("nan"), dtype=out_dtype, device=device)
+            add(a, b, out=out)
+            assert torch.equal(out, expected)
+    assert "(results of " + ("float16" if dtype == torch.float16 else "bfloat16") in add.source(a, b, out=out.float())
+
+
 def test_in_place_alias(device):
     x = torch.randn(5, 3, device=device)
     y = torch.randn(3, device=device)
