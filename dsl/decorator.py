@@ -295,12 +295,12 @@ class PointwiseFunction:
         index_dtype = torch.int32 if call.fits_int32(sizes, merged, math.prod(blocks)) else torch.int64
         plan = call.CallPlan(shape, device, vtypes, kernel_values, inputs, outputs, tuple(sizes), index_dtype,
                              blocks, warps)
+        out_dtypes, result_dtypes = tuple(o.tensor.dtype for o in outputs), tuple(result_dtypes)
         spec = Specialization(
-            params=tuple(ParamSpec(p, vtypes[p]) for p in self._params),
-            out_dtypes=tuple(o.tensor.dtype for o in outputs),
+            params=tuple(ParamSpec(p, vtypes[p]) for p in self._params), out_dtypes=out_dtypes,
             rank=len(sizes), index_dtype=index_dtype, device_type=device.type,
             opmath=all(rule.opmath for rule in self.promotion), tile=tile,
-            result_dtypes=tuple(result_dtypes) if given is not None and outputs_hold_other_dtypes(outputs, result_dtypes) else ())
+            result_dtypes=result_dtypes if result_dtypes != out_dtypes else ())  # out= of other dtypes
         if approximate is None and approximations.checkable(spec):
             approximate = self._approximate(spec, device)
         if approximate:
@@ -436,11 +436,6 @@ class PointwiseFunction:
 
 
 MAX_RECIPES = 4096
-
-
-def outputs_hold_other_dtypes(outputs, result_dtypes) -> bool:
-    """Do out= tensors hold other dtypes than the results'?"""
-    return any(o.tensor.dtype != d for o, d in zip(outputs, result_dtypes))
 
 
 def signature_key(args) -> tuple:

@@ -207,7 +207,7 @@ def describe_spec(spec) -> str:
         kind = {2: "tensor", 1: "0-d tensor", 0: "Python number"}[p.vtype.priority]
         parts.append(f"{p.name}: {dtype_name(p.vtype.dtype) if p.is_tensor else _python_kind(p.vtype.dtype)} {kind}")
     outs = ", ".join(dtype_name(d) for d in spec.out_dtypes)
-    if spec.result_dtypes and spec.result_dtypes != spec.out_dtypes:
+    if spec.result_dtypes:  # set only where out= tensors hold other dtypes
         outs += " (results of " + ", ".join(dtype_name(d) for d in spec.result_dtypes) + ", then cast)"
     approximated = (f"; approximate {' and '.join(spec.approximate)}, equal to the exact kernel on every input"
                     if spec.approximate else "")
