@@ -408,13 +408,27 @@ def tile_elements(device: torch.device, numel: int) -> int:
     # 32 x 32 ones are 4% faster (tune_tiles_graph_h200.txt); at 2^20 and 2^21, where 32 x 32
     # tiles fill half of it, they are 4.5% faster than 16 x 32 ones (tune_tiles_2e20_h200.txt).
     # From 2^23 up all are even. Warps other than 4 bought nothing.
-    programs_at_once = device_threads(device) // (32 * CUDA_WARPS)
     elements = CUDA_TILE_ELEMENTS
-    while elements > CUDA_MID_TILE_ELEMENTS and numel // elements < programs_at_once:
+    while elements > CUDA_MID_TILE_ELEMENTS and numel // elements < programs_at_once(device):
         elements //= 2
-    while elements > CUDA_SMALL_TILE_ELEMENTS and numel // elements < programs_at_once // 4:
+    while elements > CUDA_SMALL_TILE_ELEMENTS and numel // elements < programs_at_once(device) // 4:
         elements //= 2
     return elements
+
+
+def programs_at_once(device: torch.device) -> int:
+    """Programs of CUDA_WARPS warps the device runs at once: one wave."""
+    return device_threads(device) // (32 * CUDA_WARPS)
+
+
+def evict_last(device: torch.device, sizes: tuple, tile, blocks: tuple) -> bool:
+    """Whether a launch's loads should ask the L2 to keep their lines (as inductor's tiled
+    kernels do): tiled CUDA launches of at least one wave of programs."""
+    # benchmarks/experiments/tile_evict.py on an H200, `a.t() + b` as CUDA graphs: evict_last
+    # on both loads took 3.1% off at 2^22 (4096 programs), 1.3-1.5% at 2^23 and 2^24, 0.6% at
+    # 2^21 (2048 programs, under the 2112 of one wave) and added 8% at 2^20
+    return (tile is not None and device.type == "cuda"
+            and tile_grid(sizes, tile, blocks) >= programs_at_once(device))
 
 
 def tile_blocks(sizes: list, tile, elements: int = 4096) -> tuple:

@@ -300,7 +300,8 @@ class PointwiseFunction:
             params=tuple(ParamSpec(p, vtypes[p]) for p in self._params), out_dtypes=out_dtypes,
             rank=len(sizes), index_dtype=index_dtype, device_type=device.type,
             opmath=all(rule.opmath for rule in self.promotion), tile=tile,
-            result_dtypes=result_dtypes if result_dtypes != out_dtypes else ())  # out= of other dtypes
+            result_dtypes=result_dtypes if result_dtypes != out_dtypes else (),  # out= of other dtypes
+            evict_last=call.evict_last(device, tuple(sizes), tile, blocks))
         if approximate is None and approximations.checkable(spec):
             approximate = self._approximate(spec, device)
         if approximate:

@@ -79,7 +79,12 @@ class BuildKernel:
         for (param, pointer, strides), run in zip(tensors, runs):
             vtype = next(p.vtype for p in spec.params if p.name == param)
             address = self.address(pointer, strides, index, run)
-            load = expr("tl.load(p, mask=m)", p=address, m=name(mask)) if strides else expr("tl.load(p)", p=address)
+            if not strides:
+                load = expr("tl.load(p)", p=address)
+            elif spec.evict_last:
+                load = expr("tl.load(p, mask=m, eviction_policy='evict_last')", p=address, m=name(mask))
+            else:
+                load = expr("tl.load(p, mask=m)", p=address, m=name(mask))
             loaded_dtype = compute_dtype(vtype.dtype, spec.opmath)
             if loaded_dtype != vtype.dtype:  # opmath: half types compute in float32
                 load = expr("v.to(D)", v=load, D=expr(triton_dtype(loaded_dtype)))
@@ -211,8 +216,9 @@ def describe_spec(spec) -> str:
         outs += " (results of " + ", ".join(dtype_name(d) for d in spec.result_dtypes) + ", then cast)"
     approximated = (f"; approximate {' and '.join(spec.approximate)}, equal to the exact kernel on every input"
                     if spec.approximate else "")
+    kept = "; loads kept in L2 (evict_last)" if spec.evict_last else ""
     return (f"rank {spec.rank}, {'; '.join(parts)}; outputs: {outs}; "
-            f"{dtype_name(spec.index_dtype)} indexing; {spec.device_type}{approximated}")
+            f"{dtype_name(spec.index_dtype)} indexing; {spec.device_type}{approximated}{kept}")
 
 
 def _python_kind(dtype):

@@ -68,6 +68,9 @@ class Specialization:
     # the dtypes of the results where out= tensors of other dtypes hold them (else ()): each
     # result is rounded to its own dtype first, then cast, as torch computes then copies
     result_dtypes: tuple[torch.dtype, ...] = ()
+    # loads ask the L2 to keep their lines (`eviction_policy="evict_last"`), as inductor's tiled
+    # kernels do: the runtime sets it for tiled CUDA launches of at least a wave (call.evict_last)
+    evict_last: bool = False
 
     @property
     def block_names(self) -> tuple:

@@ -159,6 +159,22 @@ def test_cuda_launch_shape_rule(monkeypatch):
     assert call.launch_shape(cuda, (4, 3), tile) == ((4, 4), 4)
 
 
+def test_evict_last_rule(monkeypatch):
+    """Loads keep their lines in L2 on tiled CUDA launches of at least one wave (2112 programs of
+    4 warps on 132 SMs), never on flat or CPU launches."""
+    monkeypatch.setattr(call, "device_threads", lambda device: 132 * 2048)
+    cuda, tile = torch.device("cuda", 0), (0, 1, ())
+
+    def evicts(sizes, launch_tile=tile, device=cuda):
+        blocks, _ = call.launch_shape(device, sizes, launch_tile)
+        return call.evict_last(device, sizes, launch_tile, blocks)
+    assert evicts((2048, 2048)) and evicts((4096, 4096)) and evicts((4, 2048, 2048))
+    assert not evicts((2048, 1024))  # 2048 programs of 32 x 32: under one wave
+    assert not evicts((1024, 1024)) and not evicts((64, 64))
+    assert not evicts((2**24,), None)
+    assert not evicts((2048, 2048), device=torch.device("cpu"))
+
+
 def test_tile_blocks_shape_tiles_of_the_asked_elements():
     tile = (0, 1, ())
     assert call.tile_blocks((4096, 4096), tile) == (64, 64)

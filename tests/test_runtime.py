@@ -97,6 +97,27 @@ def test_int64_indexing_is_correct_too(device):
     torch.testing.assert_close(plan.outputs[0].tensor, x + x)
 
 
+def test_evict_last_loads_are_correct_too(device):
+    """Tiled CUDA launches of a wave or more ask the L2 to keep their loads' lines; forced here
+    on a small tiled call, where the plan does not choose it (call.evict_last)."""
+    x, y = torch.randn(37, 20, device=device).t(), torch.randn(20, 37, device=device)
+    plan, spec = add.plan((x, y), {}, None)
+    assert spec.tile is not None and not spec.evict_last
+    spec = dataclasses.replace(spec, evict_last=True)
+    source = add.module_for(spec)[1].read_text()
+    assert source.count("eviction_policy='evict_last'") == 2 and "loads kept in L2 (evict_last)" in source
+    assert "eviction_policy" not in add.module_for(dataclasses.replace(spec, evict_last=False))[1].read_text()
+    add._launch_planned(plan, spec)
+    torch.testing.assert_close(plan.outputs[0].tensor, x + y)
+
+
+def test_plan_keeps_loads_in_l2_on_large_cuda_tiles(device):
+    a, b = torch.empty(2048, 2048, device=device).t(), torch.empty(2048, 2048, device=device)
+    plan, spec = add.plan((a, b), {}, None)  # planned, not launched
+    assert spec.tile is not None and spec.evict_last == (device == "cuda")
+    assert not add.plan((a, a), {}, None)[1].evict_last  # one layout: a flat kernel
+
+
 def test_index_width_choice():
     assert call.fits_int32([2**20], [[1], [1]], 1024)
     assert not call.fits_int32([2**31], [[1]], 1024)  # more tasks than int32 counts
