@@ -357,14 +357,19 @@ CUDA_TILE_ELEMENTS, CUDA_MID_TILE_ELEMENTS, CUDA_SMALL_TILE_ELEMENTS = 4096, 102
 # the flat block for costly math (exp, erf, sin, ...) when every element fits in one wave of the
 # device's threads at 4 elements per thread (see launch_shape)
 CUDA_SMALL_COSTLY_BLOCK = 512
+# the flat block and warps where an input's loads are gathered (its innermost stride is neither
+# 0 nor 1): two elements per thread (see launch_shape)
+CUDA_GATHER_BLOCK, CUDA_GATHER_WARPS = 512, 8
 CPU_MAX_BLOCK = 4096
 # benchmarks/tune.py sets this to sweep launch shapes: (sizes, tile) -> (blocks, warps) or None
 LAUNCH_SHAPE_OVERRIDE = None
 
 
-def launch_shape(device: torch.device, sizes: tuple, tile, costly_math: bool = False) -> tuple[tuple, int]:
+def launch_shape(device: torch.device, sizes: tuple, tile, costly_math: bool = False,
+                 gathered: bool = False) -> tuple[tuple, int]:
     """(blocks, warps) of a launch: BLOCK for a flat walk or the tile's edges, and num_warps.
-    `costly_math`: the kernel calls exp, erf, sin, ... (math_table's costly rows)."""
+    `costly_math`: the kernel calls exp, erf, sin, ... (math_table's costly rows); `gathered`:
+    some input's innermost stride is neither 0 nor 1 (see gathers)."""
     if LAUNCH_SHAPE_OVERRIDE is not None:
         chosen = LAUNCH_SHAPE_OVERRIDE(sizes, tile)
         if chosen is not None:
@@ -384,10 +389,23 @@ def launch_shape(device: torch.device, sizes: tuple, tile, costly_math: bool = F
         # device's threads at 4 per thread (up to ~2^20 on 132 SMs), blocks of 512 lift kernels
         # with costly math 2-16% (twice the threads share the math) and cost light ones 0-2%;
         # one size up they cost everything 1-12%.
+        # `tune.py --graph`, an add of stride-2 slices: a thread's gathered loads are one
+        # instruction per element, and two elements per thread (256 with 4 warps, 512 with 8)
+        # took 0.4-4% off float32 and 0.7-9% off bfloat16 at 2^18..2^26 on an H100, 512 with 8
+        # the same as 256 with 4 there; on an H200 512 with 8 beat 256 with 4 by up to 4% and
+        # 1024 with 4 by 0.4-12%, but for bfloat16 at 2^24 (1.3% slower; tune_gather_h*.txt)
+        if gathered:
+            return (CUDA_GATHER_BLOCK,), CUDA_GATHER_WARPS
         if costly_math and math.prod(sizes) <= 4 * device_threads(device):
             return (CUDA_SMALL_COSTLY_BLOCK,), CUDA_WARPS
         return (CUDA_BLOCK,), CUDA_WARPS
     return (min(CPU_MAX_BLOCK, max(16, _next_power_of_two(math.prod(sizes)))),), 1
+
+
+def gathers(input_strides: list) -> bool:
+    """Does some input load elements one by one: an innermost stride neither 0 (broadcast: one
+    value) nor 1 (contiguous: vector loads)?"""
+    return any(strides and strides[-1] not in (0, 1) for strides in input_strides)
 
 
 @functools.lru_cache(maxsize=None)

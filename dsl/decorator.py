@@ -291,7 +291,8 @@ class PointwiseFunction:
         tile = call.choose_tile(sizes, merged[:len(inputs)])
         if tile is not None:  # which operands (inputs, then outputs) see the dims after p as one run
             tile = (*tile, tuple(call.runs_together(sizes, strides, tile[0]) for strides in merged))
-        blocks, warps = call.launch_shape(device, tuple(sizes), tile, self._costly_math)
+        blocks, warps = call.launch_shape(device, tuple(sizes), tile, self._costly_math,
+                                          gathered=tile is None and call.gathers(merged[:len(inputs)]))
         index_dtype = torch.int32 if call.fits_int32(sizes, merged, math.prod(blocks)) else torch.int64
         plan = call.CallPlan(shape, device, vtypes, kernel_values, inputs, outputs, tuple(sizes), index_dtype,
                              blocks, warps)

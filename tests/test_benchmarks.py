@@ -159,6 +159,30 @@ def test_cuda_launch_shape_rule(monkeypatch):
     assert call.launch_shape(cuda, (4, 3), tile) == ((4, 4), 4)
 
 
+def test_gathered_loads_take_two_elements_per_thread(monkeypatch):
+    """A flat CUDA launch whose inputs include one read element by element (innermost stride
+    neither 0 nor 1) takes blocks of 512 with 8 warps, costly math or not; the CPU is unchanged."""
+    monkeypatch.setattr(call, "device_threads", lambda device: 132 * 2048)
+    cuda, cpu = torch.device("cuda", 0), torch.device("cpu")
+    assert call.gathers([[2048, 2], [1024, 1]]) and call.gathers([[3]]) and call.gathers([[1], [-1]])
+    assert not call.gathers([[2048, 1], [0, 1], [1, 0], [0], []])
+    for costly in (False, True):
+        assert call.launch_shape(cuda, (2**24,), None, costly, gathered=True) == ((512,), 8)
+        assert call.launch_shape(cuda, (2**10,), None, costly, gathered=True) == ((512,), 8)
+    assert call.launch_shape(cpu, (3000,), None, gathered=True) == ((4096,), 1)
+
+
+def test_plan_sees_gathered_loads(monkeypatch):
+    seen = []
+    real = call.launch_shape
+    monkeypatch.setattr(call, "launch_shape", lambda *args, **kw: seen.append(kw["gathered"]) or real(*args, **kw))
+    fn = OPS["add"].ours
+    for case, gathered in (("strided slices", True), ("contiguous", False), ("row broadcast", False),
+                           ("column broadcast", False), ("transposed + contiguous", False)):
+        fn.plan(make_inputs(case, 2**12, 2, torch.float32, "cpu"), {}, None)
+        assert seen[-1] is gathered, case
+
+
 def test_evict_last_rule(monkeypatch):
     """Loads keep their lines in L2 on tiled CUDA launches of at least one wave (2112 programs of
     4 warps on 132 SMs), never on flat or CPU launches."""
@@ -190,7 +214,7 @@ def test_tile_blocks_shape_tiles_of_the_asked_elements():
 def test_plan_tells_launch_shape_about_costly_math(monkeypatch):
     seen = []
     real = call.launch_shape
-    monkeypatch.setattr(call, "launch_shape", lambda *args: seen.append(args[-1]) or real(*args))
+    monkeypatch.setattr(call, "launch_shape", lambda *args, **kw: seen.append(args[-1]) or real(*args, **kw))
     x = torch.randn(64)
     for name, costly in (("add", False), ("gelu", True), ("two outputs (user)", True), ("if_else (user)", False)):
         fn = OPS[name].ours
