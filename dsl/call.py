@@ -345,6 +345,16 @@ def choose_tile(sizes: list, input_strides: list):
     return None
 
 
+def broadcast_dims(inputs: list) -> tuple:
+    """(label, dims) for each input with stride 0 along some dims and not along others."""
+    found = []
+    for operand in inputs:
+        zeros = tuple(d for d, stride in enumerate(operand.strides) if stride == 0)
+        if zeros and len(zeros) < len(operand.strides):
+            found.append((operand.label, zeros))
+    return tuple(found)
+
+
 def runs_together(sizes: list, strides: list, p: int) -> bool:
     """Do the dims after p form one evenly strided run in this operand (so that the tile's
     combined index addresses it directly, and Triton sees the contiguity)?"""

@@ -282,15 +282,20 @@ def describe_header(head: list[str], match) -> dict:
         info["function"], info["source"] = source["function"], Path(source["where"].strip()).name
     spec = re.match(r"# specialization: rank (?P<rank>\d+), (?P<rest>.*)$", head[2].rstrip("\n"))
     if spec:
+        # params; outputs: ...; <index> indexing; <device>[; what else the kernel does]
         parts = spec["rest"].split("; ")
-        outputs = [p for p in parts if p.startswith("outputs: ")]
-        index = [p for p in parts if p.endswith(" indexing")]
-        params = [p for p in parts[:-1] if p not in outputs and p not in index and p]
+        at_outputs = next((k for k, p in enumerate(parts) if p.startswith("outputs: ")), None)
+        at_index = next((k for k, p in enumerate(parts) if p.endswith(" indexing")), None)
+        params = [p for p in parts[:at_outputs] if p]
         arguments = ", ".join(_short_param(p) for p in params) or "no arguments"
         info["rank"] = spec["rank"]
-        info["dtypes"] = f"{arguments} -> {outputs[0].removeprefix('outputs: ') if outputs else '?'}"
-        info["index"] = index[0].removesuffix(" indexing") if index else "?"
-        info["device"] = parts[-1]
+        outputs = parts[at_outputs].removeprefix("outputs: ") if at_outputs is not None else "?"
+        info["dtypes"] = f"{arguments} -> {outputs}"
+        if at_index is not None:
+            info["index"] = parts[at_index].removesuffix(" indexing")
+            info["device"] = parts[at_index + 1] if at_index + 1 < len(parts) else "?"
+        elif parts:
+            info["device"] = parts[-1]
     return info
 
 

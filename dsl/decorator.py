@@ -302,7 +302,8 @@ class PointwiseFunction:
             rank=len(sizes), index_dtype=index_dtype, device_type=device.type,
             opmath=all(rule.opmath for rule in self.promotion), tile=tile,
             result_dtypes=result_dtypes if result_dtypes != out_dtypes else (),  # out= of other dtypes
-            evict_last=call.evict_last(device, tuple(sizes), tile, blocks))
+            evict_last=call.evict_last(device, tuple(sizes), tile, blocks),
+            broadcast_dims=call.broadcast_dims(inputs))
         if approximate is None and approximations.checkable(spec):
             approximate = self._approximate(spec, device)
         if approximate:

@@ -76,9 +76,10 @@ class BuildKernel:
             statements += self.decode(tid, index, sizes)
 
         runs = spec.tile[2] if spec.tile else [False] * (len(tensors) + len(outputs))
+        broadcast = dict(spec.broadcast_dims)
         for (param, pointer, strides), run in zip(tensors, runs):
             vtype = next(p.vtype for p in spec.params if p.name == param)
-            address = self.address(pointer, strides, index, run)
+            address = self.address(pointer, strides, index, run, broadcast.get(param, ()))
             if not strides:
                 load = expr("tl.load(p)", p=address)
             elif spec.evict_last:
@@ -189,15 +190,19 @@ class BuildKernel:
                     remaining = quotient
         return statements
 
-    def address(self, pointer, strides, index, run=False):
+    def address(self, pointer, strides, index, run=False, broadcast_dims=()):
+        """pointer + sum(i_d * stride_d), leaving out the dims where the stride is 0."""
         if not strides:
             return name(pointer)
-        terms = list(zip(index, strides))
+        terms = [(i, s) for d, (i, s) in enumerate(zip(index, strides)) if d not in broadcast_dims]
         if run and self.group_index is not None:
             # the dims after p are one run here: the combined index times the last stride,
-            # which Triton's contiguity analysis can follow (the decoded indices it cannot)
+            # which Triton's contiguity analysis can follow (the decoded indices it cannot);
+            # a run whose last stride is 0 has 0 for every stride
             p = self.spec.tile[0]
-            terms = terms[:p + 1] + [(self.group_index, strides[-1])]
+            terms = [(i, s) for d, (i, s) in enumerate(zip(index[:p + 1], strides)) if d not in broadcast_dims]
+            if len(strides) - 1 not in broadcast_dims:
+                terms.append((self.group_index, strides[-1]))
         offset = None
         for i, s in terms:
             term = expr("i * s", i=name(i), s=name(s))
@@ -216,9 +221,13 @@ def describe_spec(spec) -> str:
         outs += " (results of " + ", ".join(dtype_name(d) for d in spec.result_dtypes) + ", then cast)"
     approximated = (f"; approximate {' and '.join(spec.approximate)}, equal to the exact kernel on every input"
                     if spec.approximate else "")
+    broadcast = "".join(f"; {param} broadcast along dim{'s' if len(dims) > 1 else ''} {', '.join(map(str, dims))}"
+                        for param, dims in spec.broadcast_dims)
     kept = "; loads kept in L2 (evict_last)" if spec.evict_last else ""
+    # dsl/cli.py's `cache list` reads this line back: the params, outputs, index width and
+    # device come first, in this order
     return (f"rank {spec.rank}, {'; '.join(parts)}; outputs: {outs}; "
-            f"{dtype_name(spec.index_dtype)} indexing; {spec.device_type}{approximated}{kept}")
+            f"{dtype_name(spec.index_dtype)} indexing; {spec.device_type}{broadcast}{approximated}{kept}")
 
 
 def _python_kind(dtype):

@@ -71,6 +71,10 @@ class Specialization:
     # loads ask the L2 to keep their lines (`eviction_policy="evict_last"`), as inductor's tiled
     # kernels do: the runtime sets it for tiled CUDA launches of at least a wave (call.evict_last)
     evict_last: bool = False
+    # (input, dims) where that input's stride is 0 (broadcast) and some other dim's is not: its
+    # address leaves those terms out, so Triton sees the load repeat along them (one load per
+    # run of equal addresses); the stride arguments stay, unused
+    broadcast_dims: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
     @property
     def block_names(self) -> tuple:

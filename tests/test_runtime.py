@@ -118,6 +118,34 @@ def test_plan_keeps_loads_in_l2_on_large_cuda_tiles(device):
     assert not add.plan((a, a), {}, None)[1].evict_last  # one layout: a flat kernel
 
 
+@pytest.mark.parametrize("form", ["column", "row", "middle", "tiled row", "tiled column", "expanded scalar"])
+def test_broadcast_dims_leave_the_address(device, form):
+    """An input with stride 0 along some dims (not all) has those terms left out of its address;
+    the spec names them, and the results are torch's. Tiled: a transposed and a contiguous input
+    beside the broadcast one (the output follows the transposed one, its dims reversed)."""
+    x = torch.randn(3, 33, 40, device=device) if form == "middle" else torch.randn(33, 40, device=device)
+    y, dims = {"column": (torch.randn(33, 1, device=device), (1,)),
+               "row": (torch.randn(40, device=device), (0,)),
+               "middle": (torch.randn(3, 1, 40, device=device), (1,)),
+               "tiled row": (torch.randn(40, device=device), (1,)),
+               "tiled column": (torch.randn(33, 1, device=device), (0,)),
+               "expanded scalar": (torch.randn(1, 1, device=device).expand(33, 40), None)}[form]
+    if form.startswith("tiled"):
+        fn, args = axpy, (torch.randn(40, 33, device=device).t(), x, y)
+        expected = args[0] * x + y
+    else:
+        fn, args, expected = add, (x, y), x + y
+    plan, spec = fn.plan(args, {}, None)
+    assert dict(spec.broadcast_dims).get("y") == dims and len(spec.broadcast_dims) == (dims is not None)
+    assert (spec.tile is not None) == form.startswith("tiled")
+    source = fn.module_for(spec)[1].read_text()
+    if dims:
+        assert f"y broadcast along dim {dims[0]}" in source
+        assert f"i{dims[0]} * y_stride{dims[0]}" not in source and "* y_stride" in source
+    fn._launch_planned(plan, spec)
+    torch.testing.assert_close(plan.outputs[0].tensor, expected)
+
+
 def test_index_width_choice():
     assert call.fits_int32([2**20], [[1], [1]], 1024)
     assert not call.fits_int32([2**31], [[1]], 1024)  # more tasks than int32 counts

@@ -1,0 +1,114 @@
+"""What a flat rank-2 kernel's index decode costs: tritonize's kernel for a column-broadcast add
+(`a + b`, a (m, k) contiguous, b (m, 1): no dims merge, so each element's (i0, i1) comes from
+`tid // size1` and `tid % size1` with size1 a runtime argument, and b's stride 0 is a runtime
+argument too) copied by hand, against variants: b's zero-stride term dropped (a key that knows
+broadcast dims), the division by size1 done as a multiply-high by a precomputed magic number
+(CUTLASS's FastDivmod, exact for int32 tasks), both, and size1 a constant (inductor's static
+kernels, which divide by shifts). CUDA graphs of launches on rotating inputs, the least of three
+rounds, beside tritonize and torch.compile.
+
+    python -m benchmarks.experiments.flat_decode
+"""
+import torch
+import triton
+import triton.language as tl
+
+from benchmarks.cases import OPS, bytes_moved, make_inputs
+from benchmarks.run import best_in_turn, compile_static, graph_us, rotating_inputs
+
+
+@triton.jit
+def column_add_body(a_ptr, b_ptr, out_ptr, a_stride0, b_stride0, b_stride1, size1, magic, shift, num_tasks,
+                    BLOCK: tl.constexpr, MAGIC: tl.constexpr, DROP_ZERO: tl.constexpr):
+    tid = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = tid < num_tasks
+    if MAGIC:
+        t = tid.to(tl.uint32)
+        # tl.cast: Triton passes a magic or shift of 1 as a constant int
+        i0 = ((tl.umulhi(t, tl.cast(magic, tl.uint32)) + t) >> tl.cast(shift, tl.uint32)).to(tl.int32)
+        i1 = tid - i0 * size1
+    else:
+        i1 = tid % size1
+        i0 = tid // size1
+    a = tl.load(a_ptr + (i0 * a_stride0 + i1), mask=mask)
+    if DROP_ZERO:
+        b = tl.load(b_ptr + i0 * b_stride0, mask=mask)
+    else:
+        b = tl.load(b_ptr + (i0 * b_stride0 + i1 * b_stride1), mask=mask)
+    tl.store(out_ptr + (i0 * a_stride0 + i1), a + b, mask=mask)
+
+
+@triton.jit
+def column_add(a_ptr, b_ptr, out_ptr, a_stride0, b_stride0, b_stride1, size1, magic, shift, num_tasks,
+               BLOCK: tl.constexpr, MAGIC: tl.constexpr, DROP_ZERO: tl.constexpr):
+    column_add_body(a_ptr, b_ptr, out_ptr, a_stride0, b_stride0, b_stride1, size1, magic, shift, num_tasks,
+                    BLOCK, MAGIC, DROP_ZERO)
+
+
+@triton.jit
+def column_add_constant(a_ptr, b_ptr, out_ptr, a_stride0: tl.constexpr, b_stride0, b_stride1,
+                        size1: tl.constexpr, magic, shift, num_tasks, BLOCK: tl.constexpr, MAGIC: tl.constexpr,
+                        DROP_ZERO: tl.constexpr):
+    column_add_body(a_ptr, b_ptr, out_ptr, a_stride0, b_stride0, b_stride1, size1, magic, shift, num_tasks,
+                    BLOCK, MAGIC, DROP_ZERO)
+
+
+def magic_numbers(divisor: int) -> tuple[int, int]:
+    """(magic, shift) with n // divisor == (umulhi(n, magic) + n) >> shift for 0 <= n < 2^31."""
+    shift = (divisor - 1).bit_length()
+    return ((1 << 32) * ((1 << shift) - divisor)) // divisor + 1, shift
+
+
+def launcher(magic=False, drop_zero=False, constant=False, block=1024, warps=4):
+    def add(a, b):
+        out = torch.empty_like(a)
+        size1 = a.shape[1]
+        numbers = magic_numbers(size1)  # b's stride 1 is 0: its one column broadcast, as tritonize passes it
+        kernel = column_add_constant if constant else column_add
+        kernel[(triton.cdiv(a.numel(), block),)](a, b, out, a.stride(0), b.stride(0), 0, size1, *numbers,
+                                                 a.numel(), BLOCK=block, MAGIC=magic, DROP_ZERO=drop_zero,
+                                                 num_warps=warps)
+        return out
+    return add
+
+
+VARIANTS = {
+    "as generated": {},
+    "zero stride dropped": {"drop_zero": True},
+    "magic division": {"magic": True},
+    "magic, zero dropped": {"magic": True, "drop_zero": True},
+    "constant size": {"constant": True},
+    "constant, zero dropped": {"constant": True, "drop_zero": True},
+}
+
+
+def main():
+    print(f"# python -m benchmarks.experiments.flat_decode ({torch.cuda.get_device_name()}, torch "
+          f"{torch.__version__.split('+')[0]}, triton {triton.__version__}): us per launch, CUDA graphs, "
+          f"least of 3 rounds")
+    case = "column broadcast"
+    for dtype in (torch.float32, torch.bfloat16):
+        for exponent in (20, 21, 22, 24):
+            numel = 2**exponent
+            inputs = make_inputs(case, numel, 2, dtype, "cuda")
+            reference = torch.add(*inputs)
+            moved = bytes_moved(inputs, [reference])
+            sets = rotating_inputs(inputs, case, numel, OPS["add"], dtype, "cuda", moved)
+            compiled = compile_static(torch.add)
+            compiled(*inputs)
+            measures = {"torch.compile": lambda: graph_us([lambda x=x: compiled(*x) for x in sets])}
+            for name, flags in VARIANTS.items():
+                add = launcher(**flags)
+                assert torch.equal(add(*inputs), reference), name
+                measures[name] = lambda add=add: graph_us([lambda x=x: add(*x) for x in sets])
+            ours = OPS["add"].ours
+            assert torch.equal(ours(*inputs), reference)
+            measures["tritonize"] = lambda: graph_us([lambda x=x: ours(*x) for x in sets])
+            best = best_in_turn(measures, 3)
+            print(f"add | {case} | {str(dtype)[6:]} | 2^{exponent} | {tuple(inputs[0].shape)}", flush=True)
+            for name, us in best.items():
+                print(f"  {name:24} {us:7.2f} us  {best['as generated'] / us:.3f}x as generated", flush=True)
+
+
+if __name__ == "__main__":
+    main()
