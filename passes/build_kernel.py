@@ -194,17 +194,15 @@ class BuildKernel:
         """pointer + sum(i_d * stride_d), leaving out the dims where the stride is 0."""
         if not strides:
             return name(pointer)
-        terms = [(i, s) for d, (i, s) in enumerate(zip(index, strides)) if d not in broadcast_dims]
+        terms = list(enumerate(zip(index, strides)))  # (dim, (index, stride))
         if run and self.group_index is not None:
             # the dims after p are one run here: the combined index times the last stride,
             # which Triton's contiguity analysis can follow (the decoded indices it cannot);
             # a run whose last stride is 0 has 0 for every stride
             p = self.spec.tile[0]
-            terms = [(i, s) for d, (i, s) in enumerate(zip(index[:p + 1], strides)) if d not in broadcast_dims]
-            if len(strides) - 1 not in broadcast_dims:
-                terms.append((self.group_index, strides[-1]))
+            terms = terms[:p + 1] + [(len(strides) - 1, (self.group_index, strides[-1]))]
         offset = None
-        for i, s in terms:
+        for i, s in [index_stride for d, index_stride in terms if d not in broadcast_dims]:
             term = expr("i * s", i=name(i), s=name(s))
             offset = term if offset is None else ast.BinOp(left=offset, op=ast.Add(), right=term)
         return expr("p + o", p=name(pointer), o=offset)
