@@ -6,3 +6,23 @@ from triton.testing import do_bench
 def best_us(fn, rounds: int = 3) -> float:
     """The least of `rounds` do_bench medians (25 ms warmup, 100 ms timed), in us."""
     return min(do_bench(fn, warmup=25, rep=100, return_mode="median") for _ in range(rounds)) * 1e3
+
+
+def graphed_adds(case: str, numel: int, dtype, make_adds) -> tuple:
+    """(inputs, name -> us): `a + b` on inputs of a layout case, timed as CUDA graphs of launches
+    on rotating inputs, the least of three rounds taken in turn, by torch.compile (static), each
+    add that `make_adds(inputs)` returns (name -> add(a, b)) and tritonize, each checked against
+    torch first."""
+    import torch
+
+    from benchmarks.cases import OPS, bytes_moved, make_inputs
+    from benchmarks.run import best_in_turn, compile_static, graph_us, rotating_inputs
+
+    inputs = make_inputs(case, numel, 2, dtype, "cuda")
+    reference = torch.add(*inputs)
+    sets = rotating_inputs(inputs, case, numel, OPS["add"], dtype, "cuda", bytes_moved(inputs, [reference]))
+    adds = {"torch.compile": compile_static(torch.add), **make_adds(inputs), "tritonize": OPS["add"].ours}
+    for name, add in adds.items():
+        assert torch.equal(add(*inputs), reference), name
+    measures = {name: lambda add=add: graph_us([lambda x=x: add(*x) for x in sets]) for name, add in adds.items()}
+    return inputs, best_in_turn(measures, 3)

@@ -13,8 +13,7 @@ import torch
 import triton
 import triton.language as tl
 
-from benchmarks.cases import OPS, bytes_moved, make_inputs
-from benchmarks.run import best_in_turn, compile_static, graph_us, rotating_inputs
+from benchmarks.experiments import graphed_adds
 
 
 @triton.jit
@@ -89,22 +88,8 @@ def main():
     case = "column broadcast"
     for dtype in (torch.float32, torch.bfloat16):
         for exponent in (20, 21, 22, 24):
-            numel = 2**exponent
-            inputs = make_inputs(case, numel, 2, dtype, "cuda")
-            reference = torch.add(*inputs)
-            moved = bytes_moved(inputs, [reference])
-            sets = rotating_inputs(inputs, case, numel, OPS["add"], dtype, "cuda", moved)
-            compiled = compile_static(torch.add)
-            compiled(*inputs)
-            measures = {"torch.compile": lambda: graph_us([lambda x=x: compiled(*x) for x in sets])}
-            for name, flags in VARIANTS.items():
-                add = launcher(**flags)
-                assert torch.equal(add(*inputs), reference), name
-                measures[name] = lambda add=add: graph_us([lambda x=x: add(*x) for x in sets])
-            ours = OPS["add"].ours
-            assert torch.equal(ours(*inputs), reference)
-            measures["tritonize"] = lambda: graph_us([lambda x=x: ours(*x) for x in sets])
-            best = best_in_turn(measures, 3)
+            inputs, best = graphed_adds(case, 2**exponent, dtype,
+                                        lambda inputs: {name: launcher(**flags) for name, flags in VARIANTS.items()})
             print(f"add | {case} | {str(dtype)[6:]} | 2^{exponent} | {tuple(inputs[0].shape)}", flush=True)
             for name, us in best.items():
                 print(f"  {name:24} {us:7.2f} us  {best['as generated'] / us:.3f}x as generated", flush=True)

@@ -12,60 +12,11 @@ same tile. Each is timed as a CUDA graph of launches on rotating inputs
 """
 import torch
 import triton
-import triton.language as tl
 
 from benchmarks.cases import OPS, bytes_moved, make_inputs
+from benchmarks.experiments.tile_evict import tiled_add, tiled_add_constant
 from benchmarks.run import compile_static, graph_us, rotating_inputs
 from tritonize import call
-
-
-@triton.jit
-def tiled_add_body(a_ptr, b_ptr, out_ptr, a_stride0, a_stride1, b_stride0, b_stride1, out_stride0, out_stride1,
-                   size0, size1, BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, MASKED: tl.constexpr,
-                   EVICT_LAST: tl.constexpr):
-    pid = tl.program_id(0)
-    tiles_inner = (size1 + BLOCK1 - 1) // BLOCK1
-    tile_inner = pid % tiles_inner
-    tile_p = pid // tiles_inner
-    i1 = tile_inner * BLOCK1 + tl.arange(0, BLOCK1)[None, :]
-    i0 = tile_p * BLOCK0 + tl.arange(0, BLOCK0)[:, None]
-    a_at = a_ptr + (i0 * a_stride0 + i1 * a_stride1)
-    b_at = b_ptr + (i0 * b_stride0 + i1 * b_stride1)
-    out_at = out_ptr + (i0 * out_stride0 + i1 * out_stride1)
-    if MASKED:
-        mask = (i1 < size1) & (i0 < size0)
-        if EVICT_LAST:
-            a = tl.load(a_at, mask=mask, eviction_policy="evict_last")
-            b = tl.load(b_at, mask=mask, eviction_policy="evict_last")
-        else:
-            a = tl.load(a_at, mask=mask)
-            b = tl.load(b_at, mask=mask)
-        tl.store(out_at, a + b, mask=mask)
-    else:
-        if EVICT_LAST:
-            a = tl.load(a_at, eviction_policy="evict_last")
-            b = tl.load(b_at, eviction_policy="evict_last")
-        else:
-            a = tl.load(a_at)
-            b = tl.load(b_at)
-        tl.store(out_at, a + b)
-
-
-@triton.jit
-def tiled_add(a_ptr, b_ptr, out_ptr, a_stride0, a_stride1, b_stride0, b_stride1, out_stride0, out_stride1,
-              size0, size1, BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, MASKED: tl.constexpr,
-              EVICT_LAST: tl.constexpr):
-    tiled_add_body(a_ptr, b_ptr, out_ptr, a_stride0, a_stride1, b_stride0, b_stride1, out_stride0, out_stride1,
-                   size0, size1, BLOCK0, BLOCK1, MASKED, EVICT_LAST)
-
-
-@triton.jit
-def tiled_add_constant(a_ptr, b_ptr, out_ptr, a_stride0: tl.constexpr, a_stride1: tl.constexpr,
-                       b_stride0: tl.constexpr, b_stride1: tl.constexpr, out_stride0: tl.constexpr,
-                       out_stride1: tl.constexpr, size0: tl.constexpr, size1: tl.constexpr, BLOCK0: tl.constexpr,
-                       BLOCK1: tl.constexpr, MASKED: tl.constexpr, EVICT_LAST: tl.constexpr):
-    tiled_add_body(a_ptr, b_ptr, out_ptr, a_stride0, a_stride1, b_stride0, b_stride1, out_stride0, out_stride1,
-                   size0, size1, BLOCK0, BLOCK1, MASKED, EVICT_LAST)
 
 
 def launcher(blocks, warps, masked, evict_last, constant, out_like_a=False, walk=None):
@@ -85,8 +36,9 @@ def launcher(blocks, warps, masked, evict_last, constant, out_like_a=False, walk
         args = (*a.stride(), *b.stride(), *out.stride(), size0, size1)
         # constant: sizes and strides as constexpr, as inductor's static-shape kernels have them
         kernel = tiled_add_constant if constant else tiled_add
-        kernel[grid](a, b, out, *args, BLOCK0=blocks[0], BLOCK1=blocks[1], MASKED=masked, EVICT_LAST=evict_last,
-                     num_warps=warps)
+        policy = "evict_last" if evict_last else ""  # on both loads
+        kernel[grid](a, b, out, *args, BLOCK0=blocks[0], BLOCK1=blocks[1], MASKED=masked, A_POLICY=policy,
+                     B_POLICY=policy, num_warps=warps)
         return out
     return add
 
