@@ -84,8 +84,26 @@ class PointwiseFunction:
 
     def __call__(self, *args, **kwargs):
         out = operands = None
-        if len(args) == self._steady_arity and not _is_compiling():
+        if len(args) == self._steady_arity and not _is_dynamo_compiling():
             if not kwargs:
+                # one or two plain tensors, the commonest calls, keyed without the loop below:
+                # ~0.3 us of a ~9 us call (its lists, appends and iterations)
+                if len(args) == 2:
+                    a, b = args
+                    if type(a) is _Tensor and type(b) is _Tensor and not (
+                            (a.requires_grad or b.requires_grad) and _is_grad_enabled()):
+                        pointer_a, pointer_b = a.data_ptr(), b.data_ptr()
+                        recipe = self._recipes.get(((a.dtype, a.shape, a.stride(), a.device, pointer_a & 15 == 0),
+                                                    (b.dtype, b.shape, b.stride(), b.device, pointer_b & 15 == 0)))
+                        if recipe is not None:
+                            return recipe.call(args, (pointer_a, pointer_b))
+                elif len(args) == 1:
+                    a = args[0]
+                    if type(a) is _Tensor and not (a.requires_grad and _is_grad_enabled()):
+                        pointer_a = a.data_ptr()
+                        recipe = self._recipes.get(((a.dtype, a.shape, a.stride(), a.device, pointer_a & 15 == 0),))
+                        if recipe is not None:
+                            return recipe.call(args, (pointer_a,))
                 operands, recipes = args, self._recipes
             elif len(kwargs) == 1:
                 # out= keys its tensors after the arguments (lists, numbers and such miss)
@@ -451,7 +469,12 @@ def signature_key(args) -> tuple:
                  if isinstance(a, torch.Tensor) else a.key if type(a) is StridedView else type(a) for a in args)
 
 
-_is_compiling, _is_grad_enabled, _Tensor = torch.compiler.is_compiling, torch.is_grad_enabled, torch.Tensor
+_is_grad_enabled, _Tensor = torch.is_grad_enabled, torch.Tensor
+# what the steady path asks: is Dynamo tracing this call (then the op must reach its graph)? Dynamo
+# folds both functions to True; this one is a bare `return False` outside it, half the cost of
+# torch.compiler.is_compiling. Tracers that are not Dynamo hand over tensor subclasses (fake,
+# functional), which miss the steady path by their type
+_is_dynamo_compiling = getattr(torch.compiler, "is_dynamo_compiling", torch.compiler.is_compiling)
 
 
 class LaunchRecipe:
@@ -557,7 +580,8 @@ class LaunchRecipe:
         arguments' data_ptr(), in order; the numbers among the arguments follow the outputs."""
         if self.numel == 0 or not self.single:
             return self.first_calls
-        allocate, tail, fast = self.allocator(sample), self.tail, self.fast
+        like, allocate = self.allocator(sample)
+        tail, fast = self.tail, self.fast
         if self.scalar_positions:
             if self.fast_kind != "direct":
                 return self.first_calls
@@ -574,7 +598,7 @@ class LaunchRecipe:
                 fast(*args, out, *tail)
                 return out
             return call
-        steady = direct_launcher(self.compiled, self.grid[0], self.device, output=(allocate, tail))
+        steady = direct_launcher(self.compiled, self.grid[0], self.device, output=(like, allocate, tail))
         if steady is not None:
             return steady
 
@@ -610,19 +634,21 @@ class LaunchRecipe:
         return write
 
     def allocator(self, sample):
-        """The cheapest way to allocate the output from the arguments (the signature key
-        fixes their shapes, strides, dtypes and device): torch.empty_like of an input with the
-        output's layout and dtype, else Tensor.new_empty_strided of an input with its dtype
-        (their Python bindings take fewer arguments than torch.empty_strided's)."""
+        """(like, allocate): the cheapest way to allocate the output from the arguments (the
+        signature key fixes their shapes, strides, dtypes and device). `like` is the position
+        of an argument with the output's layout and dtype, whose torch.empty_like is the output
+        (None where there is none); `allocate(args)` allocates it in any case: that empty_like,
+        else Tensor.new_empty_strided of an input with its dtype (their Python bindings take
+        fewer arguments than torch.empty_strided's)."""
         shape, strides, dtype, device = self.out_shape, self.out_strides, self.out_dtypes[0], self.device
         tensors = [(i, t) for i, t in zip(self.tensor_positions, sample) if t.device == device]
         for i, tensor in tensors:
             if tensor.dtype == dtype and tensor.shape == shape and torch.empty_like(tensor).stride() == strides:
-                return lambda args, empty_like=torch.empty_like: empty_like(args[i])
+                return i, lambda args, empty_like=torch.empty_like: empty_like(args[i])
         for i, tensor in tensors:
             if tensor.dtype == dtype:
-                return lambda args: args[i].new_empty_strided(shape, strides)
-        return lambda args, empty=torch.empty_strided: empty(shape, strides, dtype=dtype, device=device)
+                return None, lambda args: args[i].new_empty_strided(shape, strides)
+        return None, lambda args, empty=torch.empty_strided: empty(shape, strides, dtype=dtype, device=device)
 
 
 class _ViewRecipe:

@@ -54,10 +54,11 @@ def _idle(hook) -> bool:
 def direct_launcher(compiled, grid0: int, device: torch.device, knobs=None, current_stream=None, output=None):
     """A function `launch(kernel_args)` that launches `compiled` on the grid (grid0, 1, 1)
     on the device's current stream, the kernel's arguments given as one tuple, pointers as
-    ints; None where this Triton's launcher is not one it knows. With `output`, a pair
-    (allocate, tail), it is instead the steady path's `call(args, pointers)`: allocate the
-    one output from the call's arguments, launch on (*pointers, its pointer, *tail), return
-    it; one closure, since each Python call here costs ~0.2 us of a ~9 us call. While a
+    ints; None where this Triton's launcher is not one it knows. With `output`, a triple
+    (like, allocate, tail), it is instead the steady path's `call(args, pointers)`: allocate
+    the one output (`torch.empty_like(args[like])`, or where `like` is None `allocate(args)`),
+    launch on (*pointers, its pointer, *tail), return it; one closure, since each Python call
+    here costs ~0.1-0.2 us of a ~9 us call. While a
     launch hook is registered (a profiler), each launch goes through Triton's own runner so
     that the hook sees it."""
     try:
@@ -88,7 +89,8 @@ def direct_launcher(compiled, grid0: int, device: torch.device, knobs=None, curr
     # each closure below tests `runtime.launch_enter_hook is enter and runtime.launch_exit_hook
     # is exit and not enter_calls and not exit_calls`: no profiler registered (or replaced) a
     # hook since; else Triton's runner launches, and calls the hook
-    allocate, tail = output or (None, ())
+    like, allocate, tail = output or (None, None, ())
+    empty_like = torch.empty_like
 
     if layout == "3.6":
         between = (function, cooperative, pdl, None, None, metadata, None, None, None)
@@ -102,7 +104,7 @@ def direct_launcher(compiled, grid0: int, device: torch.device, knobs=None, curr
             return launch
 
         def call(args, pointers):
-            out = allocate(args)
+            out = empty_like(args[like]) if like is not None else allocate(args)
             if (runtime.launch_enter_hook is enter and runtime.launch_exit_hook is exit
                     and not enter_calls and not exit_calls):
                 c_launch(grid0, 1, 1, current_stream(index), *between, *pointers, out.data_ptr(), *tail)
@@ -124,7 +126,7 @@ def direct_launcher(compiled, grid0: int, device: torch.device, knobs=None, curr
         return launch
 
     def call(args, pointers):
-        out = allocate(args)
+        out = empty_like(args[like]) if like is not None else allocate(args)
         if (runtime.launch_enter_hook is enter and runtime.launch_exit_hook is exit
                 and not enter_calls and not exit_calls):
             c_launch(grid0, 1, 1, current_stream(index), *between, (*pointers, out.data_ptr(), *tail))

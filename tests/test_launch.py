@@ -112,13 +112,32 @@ def test_the_steady_call_allocates_its_output_and_launches_in_one_closure(launch
         allocated.append(args)
         return Output()
 
-    call = direct_launcher(compiled, 40, DEVICE, knobs=knobs, current_stream=streams, output=(allocate, (3, 64)))
+    call = direct_launcher(compiled, 40, DEVICE, knobs=knobs, current_stream=streams,
+                           output=(None, allocate, (3, 64)))
     out = call(("a", "b"), [111, 222])
     assert type(out) is Output and allocated == [("a", "b")]
     assert compiled.run.calls == [expected] and compiled.runner_calls == []
     knobs.runtime.launch_exit_hook.calls.append(print)
     assert type(call(("a", "b"), [111, 222])) is Output
     assert compiled.runner_calls == [(111, 222, 999, 3, 64)] and len(compiled.run.calls) == 1
+
+
+@pytest.mark.parametrize("launcher", [Launcher36, Launcher39])
+def test_the_steady_call_allocates_like_an_argument_without_the_allocator(launcher):
+    """With `like`, the output is torch.empty_like of that argument (same shape, strides,
+    dtype, device), a new tensor on each call, and `allocate` is not called."""
+    knobs, compiled = Knobs(HookChain), Compiled(launcher())
+    a, b = torch.zeros(3, 4, dtype=torch.float16), torch.zeros(4, 3, dtype=torch.float64).t()
+
+    def allocate(args):
+        raise AssertionError("like= names the argument to allocate like")
+
+    call = direct_launcher(compiled, 40, DEVICE, knobs=knobs, current_stream=streams, output=(1, allocate, (3, 64)))
+    first, second = call((a, b), [111, 222]), call((a, b), [111, 222])
+    assert first.dtype == torch.float64 and first.shape == (3, 4) and first.stride() == b.stride()
+    assert first.data_ptr() != second.data_ptr()
+    launched = [c[-1] if launcher is Launcher39 else c[-5:] for c in compiled.run.calls]
+    assert launched == [(111, 222, first.data_ptr(), 3, 64), (111, 222, second.data_ptr(), 3, 64)]
 
 
 class UnknownLauncher(Launcher36):

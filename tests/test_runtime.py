@@ -296,6 +296,41 @@ def test_repeated_calls_take_the_memoized_path_with_new_values(device):
         add(x, 2**70)
 
 
+@pointwise
+def cube(x):
+    return x * x * x
+
+
+@pytest.mark.parametrize("arity", [1, 2, 3])
+def test_memoized_signatures_still_record_gradients(device, arity):
+    """The steady path (its one- and two-tensor forms unrolled) keys no requires_grad: a call
+    like a memoized one whose input requires grad goes to autograd while grad mode is on, and
+    to the memoized launch under no_grad; a tensor subclass misses it."""
+    fn = {1: cube, 2: add, 3: axpy}[arity]
+    reference = {1: lambda x: x * x * x, 2: lambda x, y: x + y, 3: lambda a, x, y: a * x + y}[arity]
+    plain = [torch.randn(5, 3, device=device) for _ in range(arity)]
+    for _ in range(2):  # planned, then memoized
+        torch.testing.assert_close(fn(*plain), reference(*plain))
+    leaves = [t.clone().requires_grad_() for t in plain]
+    for position in range(arity):
+        args = [leaves[k] if k == position else plain[k] for k in range(arity)]
+        result = fn(*args)
+        assert result.grad_fn is not None
+        result.sum().backward()
+        expected = [t.detach().clone().requires_grad_() if k == position else t for k, t in enumerate(args)]
+        reference(*expected).sum().backward()
+        torch.testing.assert_close(leaves[position].grad, expected[position].grad)
+        with torch.no_grad():
+            quiet = fn(*args)
+        assert quiet.grad_fn is None and not quiet.requires_grad
+        torch.testing.assert_close(quiet, reference(*plain))
+
+    class Tagged(torch.Tensor):
+        pass
+    tagged = plain[0].as_subclass(Tagged)
+    torch.testing.assert_close(fn(tagged, *plain[1:]), reference(*plain))
+
+
 def test_results_are_fresh_tensors_each_call(device):
     x = torch.ones(4, device=device)
     a = add(x, x)
