@@ -242,6 +242,8 @@ def _runs_on(plan, spec) -> str:
     if plan.numel > 0:
         edges = f"tiles of {' x '.join(map(str, plan.blocks))}" if spec.tile else f"BLOCK {plan.blocks[0]}"
         launch = f"; {edges}, grid ({call.launch_grid(plan, spec.tile)},)"
+        if spec.unmasked:
+            launch += " covering the elements exactly, so no masks"
     if plan.device.type == "cuda":
         kept = "; its loads ask the L2 to keep their lines (evict_last)" if spec.evict_last else ""
         return (f"{plan.device}, compiled by Triton (at the first launch of this specialization){launch}, "

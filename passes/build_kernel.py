@@ -1,6 +1,7 @@
 """Wrap the lowered body in a rank-specialized, tuple-free Triton kernel: a pointer and one
 stride argument per dim for every tensor, one size argument per dim, a flat task id decoded
-to a multi-index right to left, masked loads and stores. Leaves the body as it is.
+to a multi-index right to left, masked loads and stores (no masks where the blocks cover the
+tasks exactly). Leaves the body as it is.
 """
 from __future__ import annotations
 
@@ -72,7 +73,11 @@ class BuildKernel:
         else:
             tid = fresh("tid")
             statements.append(assign(tid, expr("pid * BLOCK + tl.arange(0, BLOCK)", pid=name(pid))))
-            statements.append(assign(mask, expr("tid < n", tid=name(tid), n=name(num_tasks))))
+            if spec.unmasked:
+                statements.append(comment("no mask: the blocks cover the tasks exactly"))
+                mask = None
+            else:
+                statements.append(assign(mask, expr("tid < n", tid=name(tid), n=name(num_tasks))))
             statements += self.decode(tid, index, sizes)
 
         runs = spec.tile[2] if spec.tile else [False] * (len(tensors) + len(outputs))
@@ -80,12 +85,12 @@ class BuildKernel:
         for (param, pointer, strides), run in zip(tensors, runs):
             vtype = next(p.vtype for p in spec.params if p.name == param)
             address = self.address(pointer, strides, index, run, broadcast.get(param, ()))
-            if not strides:
+            if not strides or mask is None:
                 load = expr("tl.load(p)", p=address)
-            elif spec.evict_last:
-                load = expr("tl.load(p, mask=m, eviction_policy='evict_last')", p=address, m=name(mask))
             else:
                 load = expr("tl.load(p, mask=m)", p=address, m=name(mask))
+            if strides and spec.evict_last:
+                load.keywords.append(ast.keyword(arg="eviction_policy", value=ast.Constant("evict_last")))
             loaded_dtype = compute_dtype(vtype.dtype, spec.opmath)
             if loaded_dtype != vtype.dtype:  # opmath: half types compute in float32
                 load = expr("v.to(D)", v=load, D=expr(triton_dtype(loaded_dtype)))
@@ -107,8 +112,9 @@ class BuildKernel:
             if result != dtype:  # a float16 result in a float32 out= is rounded to float16 first
                 value = Lowered(cast_value(value, result, spec=spec), value.vtype, result)
             stored = cast_value(value, dtype, spec=spec)
-            statements.append(stmt("tl.store(p, v, mask=m)", p=self.address(pointer, strides, index, run), v=stored,
-                                   m=name(mask)))
+            address = self.address(pointer, strides, index, run)
+            statements.append(stmt("tl.store(p, v)", p=address, v=stored) if mask is None else
+                              stmt("tl.store(p, v, mask=m)", p=address, v=stored, m=name(mask)))
 
         arg_names = ([p for _, p, _ in tensors] + [p for _, p, _ in outputs] + [a for _, a in scalars]
                      + [s for _, _, strides in tensors + outputs for s in strides] + sizes + [num_tasks])
@@ -222,10 +228,11 @@ def describe_spec(spec) -> str:
     broadcast = "".join(f"; {param} broadcast along dim{'s' if len(dims) > 1 else ''} {', '.join(map(str, dims))}"
                         for param, dims in spec.broadcast_dims)
     kept = "; loads kept in L2 (evict_last)" if spec.evict_last else ""
+    unmasked = "; no masks (the blocks cover the tasks exactly)" if spec.unmasked else ""
     # dsl/cli.py's `cache list` reads this line back: the params, outputs, index width and
     # device come first, in this order
     return (f"rank {spec.rank}, {'; '.join(parts)}; outputs: {outs}; "
-            f"{dtype_name(spec.index_dtype)} indexing; {spec.device_type}{broadcast}{approximated}{kept}")
+            f"{dtype_name(spec.index_dtype)} indexing; {spec.device_type}{broadcast}{approximated}{kept}{unmasked}")
 
 
 def _python_kind(dtype):

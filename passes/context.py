@@ -75,6 +75,9 @@ class Specialization:
     # address leaves those terms out, so Triton sees the load repeat along them (one load per
     # run of equal addresses); the stride arguments stay, unused
     broadcast_dims: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    # a flat launch whose blocks cover its tasks exactly (their number a multiple of BLOCK):
+    # loads and stores take no mask, as inductor's kernels for sizes its block divides
+    unmasked: bool = False
 
     @property
     def block_names(self) -> tuple:

@@ -162,7 +162,8 @@ def test_cache_list_reads_headers_of_kernels_that_say_more():
             "# source: /home/me/my_ops.py:6  scale_add()\n",
             "# specialization: rank 2, x: bfloat16 tensor; y: bfloat16 tensor; alpha: float Python number; "
             "outputs: bfloat16; int32 indexing; cuda; y broadcast along dim 0; approximate division, equal to "
-            "the exact kernel on every input; loads kept in L2 (evict_last)\n"]
+            "the exact kernel on every input; loads kept in L2 (evict_last); no masks (the blocks cover the tasks "
+            "exactly)\n"]
     info = describe_header(head, {"function": "?", "rank": "?"})
     assert info == {"function": "scale_add", "source": "my_ops.py:6", "rank": "2", "index": "int32", "device": "cuda",
                     "dtypes": "x: bfloat16, y: bfloat16, alpha: float -> bfloat16"}

@@ -118,6 +118,32 @@ def test_plan_keeps_loads_in_l2_on_large_cuda_tiles(device):
     assert not add.plan((a, a), {}, None)[1].evict_last  # one layout: a flat kernel
 
 
+@pytest.mark.parametrize("shape, other", [((64,), (64,)), ((8, 16), (8, 1)), ((4, 4, 8), (4, 1, 1)),
+                                           ((60,), (60,)), ((6, 10), (6, 1)), ((2048, 5), (5,))])
+def test_launches_whose_blocks_cover_the_elements_need_no_masks(device, shape, other):
+    """A flat launch of a multiple of BLOCK elements leaves the masks out (the header and
+    explain() say so); other sizes keep them; the results are torch's either way."""
+    x, y = torch.randn(shape, device=device), torch.randn(other, device=device)
+    plan, spec = add.plan((x, y), {}, None)
+    covered = plan.numel % plan.blocks[0] == 0
+    assert spec.tile is None and spec.unmasked == covered
+    source = add.module_for(spec)[1].read_text()
+    assert ("mask" not in source.split("def launch")[0].replace("no masks", "").replace("no mask:", "")) == covered
+    assert ("no masks (the blocks cover the tasks exactly)" in source) == covered
+    assert ("covering the elements exactly, so no masks" in add.explain(x, y)) == covered
+    torch.testing.assert_close(add(x, y), x + y)
+    out = torch.full_like(x, float("nan"))
+    torch.testing.assert_close(add(x, y, out=out), x + y)
+
+
+def test_unmasked_rule():
+    """No masks exactly where a flat launch's blocks divide its elements; tiles keep theirs."""
+    assert call.unmasked((2**24,), None, (1024,)) and call.unmasked((16, 4096), None, (1024,))
+    assert not call.unmasked((2**24 + 16,), None, (1024,)) and not call.unmasked((1000,), None, (1024,))
+    assert not call.unmasked((0,), None, (1024,))
+    assert not call.unmasked((4096, 4096), (0, 1, ()), (64, 64))
+
+
 @pytest.mark.parametrize("form", ["column", "row", "middle", "tiled row", "tiled column", "expanded scalar"])
 def test_broadcast_dims_leave_the_address(device, form):
     """An input with stride 0 along some dims (not all) has those terms left out of its address;
