@@ -26,3 +26,24 @@ def graphed_adds(case: str, numel: int, dtype, make_adds) -> tuple:
         assert torch.equal(add(*inputs), reference), name
     measures = {name: lambda add=add: graph_us([lambda x=x: add(*x) for x in sets]) for name, add in adds.items()}
     return inputs, best_in_turn(measures, 3)
+
+
+def header(script: str) -> str:
+    """The first line of an experiment's output: its command, the device and the versions."""
+    import torch
+    import triton
+
+    return (f"# python -m benchmarks.experiments.{script} ({torch.cuda.get_device_name()}, torch "
+            f"{torch.__version__.split('+')[0]}, triton {triton.__version__}): us per launch, CUDA graphs, "
+            f"least of 3 rounds")
+
+
+def print_graphed_adds(case: str, dtype, exponent: int, make_adds, baseline: str, width: int = 24,
+                       describe=lambda inputs: tuple(inputs[0].shape)) -> tuple:
+    """graphed_adds for one row, printed: a line naming the row (`describe(inputs)` last), then
+    each add's time and its speed relative to `baseline`'s. Returns (inputs, name -> us)."""
+    inputs, best = graphed_adds(case, 2**exponent, dtype, make_adds)
+    print(f"add | {case} | {str(dtype)[6:]} | 2^{exponent} | {describe(inputs)}", flush=True)
+    for name, us in best.items():
+        print(f"  {name:{width}} {us:7.2f} us  {best[baseline] / us:.3f}x {baseline}", flush=True)
+    return inputs, best

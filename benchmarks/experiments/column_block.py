@@ -12,7 +12,7 @@ import torch
 import triton
 import triton.language as tl
 
-from benchmarks.experiments import graphed_adds
+from benchmarks.experiments import header, print_graphed_adds
 
 
 @triton.jit
@@ -62,17 +62,13 @@ VARIANTS = {
 
 
 def main():
-    print(f"# python -m benchmarks.experiments.column_block ({torch.cuda.get_device_name()}, torch "
-          f"{torch.__version__.split('+')[0]}, triton {triton.__version__}): us per launch, CUDA graphs, "
-          f"least of 3 rounds")
+    print(header("column_block"))
     case = "column broadcast"
     for dtype in (torch.bfloat16, torch.float32):
         for exponent in (20, 21, 22, 24, 26):
-            inputs, best = graphed_adds(case, 2**exponent, dtype,
-                                        lambda inputs: {name: launcher(**flags) for name, flags in VARIANTS.items()})
-            print(f"add | {case} | {str(dtype)[6:]} | 2^{exponent} | {tuple(inputs[0].shape)}", flush=True)
-            for name, us in best.items():
-                print(f"  {name:24} {us:7.2f} us  {best['as generated'] / us:.3f}x as generated", flush=True)
+            print_graphed_adds(case, dtype, exponent,
+                               lambda inputs: {name: launcher(**flags) for name, flags in VARIANTS.items()},
+                               "as generated")
 
 
 if __name__ == "__main__":

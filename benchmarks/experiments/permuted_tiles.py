@@ -22,7 +22,7 @@ import triton.language as tl
 from torch._inductor.utils import run_and_get_code
 
 from benchmarks.cases import OPS, make_inputs
-from benchmarks.experiments import graphed_adds
+from benchmarks.experiments import header, print_graphed_adds
 from benchmarks.run import compile_static
 
 CASE = "rank-4 permuted"
@@ -135,15 +135,11 @@ def main():
     logger = logging.getLogger("torch._inductor.runtime.triton_heuristics")
     logger.setLevel(logging.DEBUG)
     logger.addHandler(BestConfig())
-    print(f"# python -m benchmarks.experiments.permuted_tiles ({torch.cuda.get_device_name()}, torch "
-          f"{torch.__version__.split('+')[0]}, triton {triton.__version__}): us per launch, CUDA graphs, "
-          f"least of 3 rounds")
+    print(header("permuted_tiles"))
     for dtype in (torch.bfloat16, torch.float32):
         for exponent in ((20, 22) if dtype == torch.bfloat16 else (20,)):
-            inputs, best = graphed_adds(CASE, 2**exponent, dtype, variants)
-            print(f"add | {CASE} | {str(dtype)[6:]} | 2^{exponent} | a strides {inputs[0].stride()}", flush=True)
-            for name, us in best.items():
-                print(f"  {name:28} {us:7.2f} us  {best['torch.compile'] / us:.3f}x torch.compile", flush=True)
+            print_graphed_adds(CASE, dtype, exponent, variants, "torch.compile", 28,
+                               lambda inputs: f"a strides {inputs[0].stride()}")
     # the same kernels measured again, first and last in each round: does the order (so where
     # each graph's outputs land) move them?
     def bracketed(inputs):
@@ -151,10 +147,8 @@ def main():
         return {"tritonize, first": OPS["add"].ours, "32x32/4 float32 add, first": middle.pop("32x32/4 float32 add"),
                 **middle, "32x32/4 float32 add, last": launcher((32, 32), 4, upcast=True)}
     for repeat in range(2):
-        inputs, best = graphed_adds(CASE, 2**20, torch.bfloat16, bracketed)
-        print(f"add | {CASE} | bfloat16 | 2^20 | order check {repeat + 1}", flush=True)
-        for name, us in best.items():
-            print(f"  {name:28} {us:7.2f} us  {best['torch.compile'] / us:.3f}x torch.compile", flush=True)
+        print_graphed_adds(CASE, torch.bfloat16, 20, bracketed, "torch.compile", 28,
+                           lambda inputs, repeat=repeat: f"order check {repeat + 1}")
     inputs = make_inputs(CASE, 2**20, 2, torch.bfloat16, "cuda")
     source = OPS["add"].ours.source(*inputs)
     print(f"== tritonize's kernel, add | {CASE} | bfloat16 | 2^20")
