@@ -409,6 +409,26 @@ def plot(results, path):
     figure.savefig(path, dpi=110)
 
 
+def benchmark_plan(quick: bool = False) -> list:
+    """The rows to measure, (op, layout case, dtype, log2 of the elements): `a + b` in float32 on
+    every layout case from 2^12 to 2^28, in bfloat16 on every non-contiguous one, and every op
+    contiguous in float32, bfloat16 and (for add, gelu and silu_and_mul) float16."""
+    layout_sizes = range(12, 29, 4) if quick else range(12, 29, 2)
+    plan = [("add", case, torch.float32, e) for case in CASES for e in layout_sizes]
+    op_sizes = (20, 24, 27) if not quick else (24,)
+    # 16-bit layouts: half the bytes per element puts other loads in the way (a broadcast
+    # column's value, a gathered slice) in a larger share of the time; 2^22 (timed as graphs
+    # too) is where the tile rule shrinks tiles below a wave of programs (tune_16bit_tiles_h100.txt)
+    layout16_sizes = (20, 22, 24, 27) if not quick else (24,)
+    plan += [("add", case, torch.bfloat16, e) for case in CASES if case != "contiguous" for e in layout16_sizes]
+    for name in OPS:
+        for dtype in (torch.float32, torch.bfloat16, torch.float16):
+            if dtype == torch.float16 and name not in ("add", "gelu", "silu_and_mul"):
+                continue
+            plan += [(name, "contiguous", dtype, e) for e in op_sizes if (name, dtype) != ("add", torch.float32)]
+    return plan
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer sizes and ops")
@@ -441,17 +461,7 @@ def main(argv=None):
     results["first call, bfloat16 sigmoid"] = first_call(Path(__file__).parent.parent, "sigmoid", "bfloat16")
     log(f"first call, bfloat16 sigmoid {results['first call, bfloat16 sigmoid']}")
 
-    layout_sizes = range(12, 29, 4) if args.quick else range(12, 29, 2)
-    plan = [("add", case, torch.float32, e) for case in CASES for e in layout_sizes]
-    op_sizes = (20, 24, 27) if not args.quick else (24,)
-    # 16-bit layouts: half the bytes per element puts other loads in the way (a broadcast
-    # column's value, a gathered slice) in a larger share of the time
-    plan += [("add", case, torch.bfloat16, e) for case in CASES if case != "contiguous" for e in op_sizes]
-    for name in OPS:
-        for dtype in (torch.float32, torch.bfloat16, torch.float16):
-            if dtype == torch.float16 and name not in ("add", "gelu", "silu_and_mul"):
-                continue
-            plan += [(name, "contiguous", dtype, e) for e in op_sizes if (name, dtype) != ("add", torch.float32)]
+    plan = benchmark_plan(args.quick)
     for index, (name, case, dtype, exponent) in enumerate(plan):
         row = measure_row(name, case, dtype, exponent, compile_op, results["copy GB/s"] * 1e9, device)
         results["rows"].append(row)

@@ -105,6 +105,27 @@ def test_rows_from_2e20_to_2e22_are_also_timed_as_graphs(monkeypatch):
     assert row["graph vs eager"] == pytest.approx(6.0 / 4.0)
 
 
+@pytest.mark.parametrize("quick", [False, True])
+def test_plan_covers_every_case_op_and_dtype(quick):
+    """benchmark_plan: float32 adds on every layout case over the sizes (2^12..2^28, every other
+    power in full), bfloat16 adds on every non-contiguous case including a graphed size where
+    tiles shrink below a wave, every op contiguous in 32- and 16-bit dtypes, and no row twice."""
+    plan = run.benchmark_plan(quick)
+    assert len(plan) == len(set(plan))
+    sizes = {case: sorted(e for n, c, d, e in plan if (n, c, d) == ("add", case, torch.float32)) for case in CASES}
+    expected = list(range(12, 29, 4 if quick else 2))
+    assert all(found == expected for found in sizes.values()), sizes
+    half = {case: {e for n, c, d, e in plan if (n, c, d) == ("add", case, torch.bfloat16)} for case in CASES}
+    assert all(half[case] for case in CASES if case != "contiguous")
+    if not quick:
+        graphed = [e for e in half["transposed + contiguous"] if 2**e in run.GRAPH_SIZES]
+        assert 22 in graphed and {20, 24, 27} <= half["rank-4 permuted"]
+    for name in OPS:
+        dtypes = {d for n, c, d, e in plan if n == name and c == "contiguous"}
+        assert {torch.float32, torch.bfloat16} <= dtypes, name
+    assert {n for n, c, d, e in plan if d == torch.float16} == {"add", "gelu", "silu_and_mul"}
+
+
 def test_markdown_has_every_row_and_column(tmp_path):
     rows = [{"op": "add", "case": case, "dtype": "float32", "numel": 2**24, "bytes": 3 * 2**26,
              "tritonize us": 50.0, "eager us": 51.0, "torch.compile us": 80.0, "same-size copy us": 49.0,
