@@ -11,7 +11,6 @@ must leave a pre-allocated `out=` tensor exactly as it was: nothing half-written
 """
 import math
 from math import gamma
-from pathlib import Path
 
 import pytest
 import torch
@@ -21,38 +20,10 @@ import tritonize.math as tm
 from tritonize import (ArgumentCountError, BroadcastError, CallError, ControlFlowError, DeviceError, DSLError,
                        DtypeError, OutArgumentError, RecursiveHelper, ScalarTypeError, UnknownName, UnsupportedCall,
                        UnsupportedSyntax, pointwise)
+from source_markers import MarkedSource
 
-LINES = Path(__file__).read_text().splitlines()
-
-
-def marked_line(marker: str) -> int:
-    """The 1-based line of this file that ends with `# @marker`."""
-    hits = [i + 1 for i, text in enumerate(LINES) if text.rstrip().endswith(f"# @{marker}")]
-    assert len(hits) == 1, f"marker @{marker} found on lines {hits}"
-    return hits[0]
-
-
-def assert_points_at(exc: BaseException, marker: str, snippet: str):
-    """`exc` names this file, the marked line and the column where `snippet` starts on it,
-    shows the line with a caret under that column, and hides the compiler."""
-    line = marked_line(marker)
-    text = LINES[line - 1]
-    assert snippet in text, f"{snippet!r} not on line {line}"
-    col = text.index(snippet) + 1
-    message = str(exc)
-    assert f"{__file__}:{line}:{col}" in message, message
-    shown = message.splitlines()
-    at = [i for i, row in enumerate(shown) if row.rstrip().endswith(text.strip())]
-    assert at, f"the source line is not shown:\n{message}"
-    i = at[0]
-    prefix = len(shown[i].rstrip()) - len(text.rstrip())
-    assert i + 1 < len(shown), f"no caret line:\n{message}"
-    caret = shown[i + 1]
-    assert caret.strip() and set(caret.strip()) <= {"^", "~"}, f"no caret line:\n{message}"
-    assert caret.index("^") - prefix == col - 1, f"the caret is not under column {col}:\n{message}"
-    assert "passes/" not in message and "site-packages" not in message, message
-    assert exc.__cause__ is None and (exc.__context__ is None or exc.__suppress_context__), \
-        "internal exceptions leak into the traceback"
+SOURCE = MarkedSource(__file__)
+marked_line, assert_points_at = SOURCE.line, SOURCE.assert_points_at
 
 
 def sentinel(shape=(3,), dtype=torch.float32, device="cpu") -> torch.Tensor:
@@ -499,7 +470,7 @@ def test_different_return_counts_names_the_other_return():
     with pytest.raises(ControlFlowError) as info:
         pointwise(different_counts)
     other = marked_line("different_counts") - 1  # the `return x, x` above it
-    assert LINES[other - 1].strip() == "return x, x"
+    assert SOURCE.lines[other - 1].strip() == "return x, x"
     assert f"line {other}" in str(info.value)
 
 
@@ -507,7 +478,7 @@ def test_bound_on_one_branch_names_the_if():
     with pytest.raises(ControlFlowError) as info:
         pointwise(bound_on_one_branch)
     the_if = marked_line("bound_on_one_branch") - 2
-    assert LINES[the_if - 1].strip() == "if x > 0:"
+    assert SOURCE.lines[the_if - 1].strip() == "if x > 0:"
     assert f"line {the_if}" in str(info.value)
 
 

@@ -28,32 +28,10 @@ import tritonize
 from tritonize import (ArgumentCountError, CallError, ControlFlowError, DSLError, DtypeError, OutArgumentError,
                        RecursiveHelper, ScalarTypeError, UnknownName, UnsupportedCall, UnsupportedSyntax, call,
                        cache, pointwise)
+from source_markers import MarkedSource
 
-LINES = Path(__file__).read_text().splitlines()
-
-
-def marked_line(marker: str) -> int:
-    hits = [i + 1 for i, text in enumerate(LINES) if text.rstrip().endswith(f"# @{marker}")]
-    assert len(hits) == 1, f"marker @{marker} found on lines {hits}"
-    return hits[0]
-
-
-def assert_points_at(exc: BaseException, marker: str, snippet: str):
-    """`exc` names this file, the marked line and the column where `snippet` starts, shows
-    the line with a caret under that column, and hides the compiler's frames."""
-    line = marked_line(marker)
-    text = LINES[line - 1]
-    assert snippet in text, f"{snippet!r} not on line {line}"
-    col = text.index(snippet) + 1
-    message = str(exc)
-    assert f"{__file__}:{line}:{col}" in message, message
-    shown = message.splitlines()
-    at = [i for i, row in enumerate(shown) if row.rstrip().endswith(text.strip())]
-    assert at and at[0] + 1 < len(shown), f"the source line is not shown:\n{message}"
-    caret = shown[at[0] + 1]
-    prefix = len(shown[at[0]].rstrip()) - len(text.rstrip())
-    assert caret.index("^") - prefix == col - 1, f"the caret is not under column {col}:\n{message}"
-    assert "passes/" not in message and "site-packages" not in message, message
+SOURCE = MarkedSource(__file__)
+marked_line, assert_points_at = SOURCE.line, SOURCE.assert_points_at
 
 
 def sentinel(shape=(3,), dtype=torch.float32, device="cpu") -> torch.Tensor:
