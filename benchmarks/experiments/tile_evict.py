@@ -13,7 +13,7 @@ import torch
 import triton
 import triton.language as tl
 
-from benchmarks.experiments import graphed_adds
+from benchmarks.experiments import graphed_adds, header
 from tritonize import call
 
 
@@ -96,9 +96,7 @@ VARIANTS = {
 
 
 def main():
-    print(f"# python -m benchmarks.experiments.tile_evict ({torch.cuda.get_device_name()}, torch "
-          f"{torch.__version__.split('+')[0]}, triton {triton.__version__}): us per launch, CUDA graphs, "
-          f"least of 3 rounds")
+    print(header("tile_evict"))
     case = "transposed + contiguous"
     for exponent in (20, 21, 22, 23, 24):
         inputs, best = graphed_adds(case, 2**exponent, torch.float32, lambda inputs: {
