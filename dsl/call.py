@@ -364,6 +364,9 @@ def runs_together(sizes: list, strides: list, p: int) -> bool:
 CUDA_BLOCK, CUDA_WARPS = 1024, 4
 # a tile's elements on CUDA: at most, below a full wave, below a quarter wave (see tile_elements)
 CUDA_TILE_ELEMENTS, CUDA_MID_TILE_ELEMENTS, CUDA_SMALL_TILE_ELEMENTS = 4096, 1024, 512
+# tiles whose every operand is 16-bit (or narrower), from NARROW_FULL_TILE_FROM elements up: 64 x 64
+# with 8 warps (see tile_elements)
+NARROW_FULL_TILE_FROM, NARROW_TILE_WARPS = 2**20, 8
 # the flat block for costly math (exp, erf, sin, ...) when every element fits in one wave of the
 # device's threads at 4 elements per thread (see launch_shape)
 CUDA_SMALL_COSTLY_BLOCK = 512
@@ -376,10 +379,11 @@ LAUNCH_SHAPE_OVERRIDE = None
 
 
 def launch_shape(device: torch.device, sizes: tuple, tile, costly_math: bool = False,
-                 gathered: bool = False) -> tuple[tuple, int]:
+                 gathered: bool = False, element_bytes: int = 4) -> tuple[tuple, int]:
     """(blocks, warps) of a launch: BLOCK for a flat walk or the tile's edges, and num_warps.
     `costly_math`: the kernel calls exp, erf, sin, ... (math_table's costly rows); `gathered`:
-    some input's innermost stride is neither 0 nor 1 (see gathers)."""
+    some input's innermost stride is neither 0 nor 1 (see gathers); `element_bytes`: the widest
+    element among the operands read or written in lines (see line_bytes)."""
     if LAUNCH_SHAPE_OVERRIDE is not None:
         chosen = LAUNCH_SHAPE_OVERRIDE(sizes, tile)
         if chosen is not None:
@@ -387,10 +391,12 @@ def launch_shape(device: torch.device, sizes: tuple, tile, costly_math: bool = F
     if tile is not None:
         if device.type != "cuda":
             return tile_blocks(sizes, tile), 1
-        # benchmarks/tune.py on an H100 and an H200: no warp count beats 4, and no tile edges beat
-        # the ones tile_elements sizes (single launches at 2^20..2^24 could not tell tiles apart;
-        # CUDA graphs could: see tile_elements)
-        return tile_blocks(sizes, tile, tile_elements(device, math.prod(sizes))), CUDA_WARPS
+        # benchmarks/tune.py on an H100 and an H200: no warp count beats 4 for float32, and no tile
+        # edges beat the ones tile_elements sizes (single launches at 2^20..2^24 could not tell
+        # tiles apart; CUDA graphs could: see tile_elements). 16-bit tiles: see tile_elements
+        numel = math.prod(sizes)
+        warps = NARROW_TILE_WARPS if narrow_full_tiles(numel, element_bytes) else CUDA_WARPS
+        return tile_blocks(sizes, tile, tile_elements(device, numel, element_bytes)), warps
     if device.type == "cuda":
         # benchmarks/tune.py on an H100 and an H200, 2^20..2^27 elements: 1024 with 4 warps is
         # within noise of the best for light ops; blocks of 2048 lift 16-bit gelu by 5-7% but
@@ -425,10 +431,22 @@ def device_threads(device: torch.device) -> int:
     return properties.multi_processor_count * properties.max_threads_per_multi_processor
 
 
-def tile_elements(device: torch.device, numel: int) -> int:
+def line_bytes(operands: list) -> int:
+    """The widest element among the operands that the kernel reads or writes along some dim (a
+    0-d tensor, one value for every element, does not count); 4 when there is none."""
+    return max((o.tensor.dtype.itemsize for o in operands if any(o.strides)), default=4)
+
+
+def narrow_full_tiles(numel: int, element_bytes: int) -> bool:
+    """Do tiles of 16-bit (or narrower) operands keep 64 x 64 elements and 8 warps at this size?"""
+    return element_bytes <= 2 and numel >= NARROW_FULL_TILE_FROM
+
+
+def tile_elements(device: torch.device, numel: int, element_bytes: int = 4) -> int:
     """Elements per tile of a CUDA launch: 4096 (64 x 64), halved down to 1024 while the grid
     would hold fewer programs than the device runs at once (4 warps each), and to 512 while it
-    would hold fewer than a quarter of those."""
+    would hold fewer than a quarter of those; tiles of 16-bit operands stay at 4096 from 2^20
+    elements up."""
     # benchmarks/experiments/small_tiles.py on an H100, transposed and permuted adds at 2^12..2^20:
     # a kernel of a few 4096-element programs lasts as long as one program does (0.71-0.91x
     # eager at 2^12..2^16); 512-element tiles run those sizes 15-30% faster, at 1.0-1.1x eager.
@@ -436,7 +454,13 @@ def tile_elements(device: torch.device, numel: int) -> int:
     # 32 x 32 ones are 4% faster (tune_tiles_graph_h200.txt); at 2^20 and 2^21, where 32 x 32
     # tiles fill half of it, they are 4.5% faster than 16 x 32 ones (tune_tiles_2e20_h200.txt).
     # From 2^23 up all are even. Warps other than 4 bought nothing.
+    # All of that was float32, where a 32-element edge is one 128-byte line. In 16-bit dtypes
+    # it takes a 64-element edge: `benchmarks.tune --graph` on an H100, bfloat16 transposed and
+    # rank-4 permuted adds, 64 x 64 tiles with 8 warps against the halved ones: 6-7% faster at
+    # 2^23, 3% at 2^22, within noise at 2^20 and 2^21 (tune_16bit_tiles_h100.txt)
     elements = CUDA_TILE_ELEMENTS
+    if narrow_full_tiles(numel, element_bytes):
+        return elements
     while elements > CUDA_MID_TILE_ELEMENTS and numel // elements < programs_at_once(device):
         elements //= 2
     while elements > CUDA_SMALL_TILE_ELEMENTS and numel // elements < programs_at_once(device) // 4:

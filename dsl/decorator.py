@@ -310,7 +310,8 @@ class PointwiseFunction:
         if tile is not None:  # which operands (inputs, then outputs) see the dims after p as one run
             tile = (*tile, tuple(call.runs_together(sizes, strides, tile[0]) for strides in merged))
         blocks, warps = call.launch_shape(device, tuple(sizes), tile, self._costly_math,
-                                          gathered=tile is None and call.gathers(merged[:len(inputs)]))
+                                          gathered=tile is None and call.gathers(merged[:len(inputs)]),
+                                          element_bytes=call.line_bytes(operands))
         index_dtype = torch.int32 if call.fits_int32(sizes, merged, math.prod(blocks)) else torch.int64
         plan = call.CallPlan(shape, device, vtypes, kernel_values, inputs, outputs, tuple(sizes), index_dtype,
                              blocks, warps)

@@ -180,6 +180,42 @@ def test_cuda_launch_shape_rule(monkeypatch):
     assert call.launch_shape(cuda, (4, 3), tile) == ((4, 4), 4)
 
 
+def test_16bit_tiles_keep_64x64_with_8_warps_from_2e20(monkeypatch):
+    """Tiles whose operands are all 16-bit (or narrower) keep 64 x 64 elements with 8 warps from
+    2^20 elements up, where float32 ones halve below a wave; below 2^20 both take the same rule."""
+    monkeypatch.setattr(call, "device_threads", lambda device: 132 * 2048)
+    cuda, cpu, tile = torch.device("cuda", 0), torch.device("cpu"), (0, 1, ())
+    for sizes in ((1024, 1024), (2048, 1024), (2048, 2048), (4096, 2048), (4096, 4096), (4, 512, 512)):
+        for element_bytes in (2, 1):
+            assert call.launch_shape(cuda, sizes, tile, element_bytes=element_bytes) == \
+                (call.tile_blocks(sizes, tile, 4096), 8), (sizes, element_bytes)
+        assert call.launch_shape(cuda, sizes, tile, costly_math=True, element_bytes=2)[1] == 8
+    assert call.launch_shape(cuda, (2048, 2048), tile, element_bytes=4) == ((32, 32), 4)
+    assert call.launch_shape(cuda, (4096, 4096), tile, element_bytes=8) == ((64, 64), 4)
+    for sizes in ((1024, 512), (512, 512), (4, 1024)):  # under 2^20: the float32 rule
+        assert call.launch_shape(cuda, sizes, tile, element_bytes=2) == call.launch_shape(cuda, sizes, tile)
+    assert call.launch_shape(cuda, (2**22,), None, element_bytes=2) == ((1024,), 4)  # flat: unchanged
+    assert call.launch_shape(cpu, (2048, 2048), tile, element_bytes=2) == (call.tile_blocks((2048, 2048), tile), 1)
+
+
+def test_plan_tells_launch_shape_the_widest_element_read_in_lines(monkeypatch):
+    """The plan passes the widest element among operands with a nonzero stride: a bfloat16 add
+    with a 0-d float32 tensor is 16-bit, one with a float32 tensor output (out=) is not."""
+    seen = []
+    real = call.launch_shape
+    monkeypatch.setattr(call, "launch_shape",
+                        lambda *args, **kw: seen.append(kw["element_bytes"]) or real(*args, **kw))
+    fn = OPS["add"].ours
+    a, b = torch.randn(64, 32, dtype=torch.bfloat16).t(), torch.randn(32, 64, dtype=torch.bfloat16)
+    for args, out, expected in (((a, b), None, 2), ((a.half(), b.half()), None, 2),
+                                ((a, torch.tensor(2.0)), None, 2), ((a, b.float()), None, 4),
+                                ((a.to(torch.uint8), b.to(torch.uint8)), None, 1),
+                                ((a, b), torch.empty(32, 64), 4), ((a.double(), b.double()), None, 8)):
+        fn.plan(args, {}, out)
+        assert seen[-1] == expected, (args[0].dtype, args[1].dtype, out)
+    assert call.line_bytes([]) == 4
+
+
 def test_gathered_loads_take_two_elements_per_thread(monkeypatch):
     """A flat CUDA launch whose inputs include one read element by element (innermost stride
     neither 0 nor 1) takes blocks of 512 with 8 warps, costly math or not; the CPU is unchanged."""
