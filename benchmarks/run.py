@@ -36,8 +36,6 @@ ROUNDS = 3
 # rows also timed as CUDA graphs (graph_us): from 2^20, where the targets start, to 2^22, above
 # which the CUDA event's ~0.5 us resolution is under 3% of a kernel
 GRAPH_SIZES = (2**20, 2**22)
-# replays of a row's graphs before they are timed (see warm_up)
-WARM_UP_SECONDS = 0.2
 TOLERANCE = {torch.float32: 1e-5, torch.bfloat16: 2e-2, torch.float16: 2e-3}
 
 
@@ -93,19 +91,6 @@ def capture(calls):
         for fn in calls:
             fn()
     return graph, len(calls)
-
-
-def warm_up(captured_graphs, seconds: float | None = None):
-    """Replay the graphs in turn for about `seconds` before any is timed: in the first graphed
-    row of a process, the labels first in each round read ~9% fast without it (an H100,
-    experiment_permuted_tiles_h100.txt), which later rows and order checks never showed."""
-    captured_graphs = list(captured_graphs)
-    seconds = WARM_UP_SECONDS if seconds is None else seconds
-    start = time.perf_counter()
-    while captured_graphs and time.perf_counter() - start < seconds:
-        for graph, _ in captured_graphs:
-            graph.replay()
-        torch.cuda.synchronize()
 
 
 def replay_us(captured) -> float:
@@ -199,7 +184,6 @@ def graph_times(op, case, dtype, numel, compiled_fn, inputs, moved, device) -> d
             graphs[system] = capture([lambda x=x, f=function: f(*x) for x in sets])
         except Exception as error:  # noqa: BLE001 - a system that cannot be captured gets no graph time
             log(f"  {system}: no CUDA graph ({type(error).__name__}: {error})")
-    warm_up(graphs.values())
     times = best_in_turn({system: lambda g=graph: replay_us(g) for system, graph in graphs.items()}, ROUNDS)
     times = {system: times.get(system, float("nan")) for system in SYSTEMS}
     row = {f"graph {system} us": times[system] for system in SYSTEMS}

@@ -92,8 +92,6 @@ def test_rows_from_2e20_to_2e22_are_also_timed_as_graphs(monkeypatch):
     monkeypatch.setattr(run, "median_us", lambda fn: 1.0)
     monkeypatch.setattr(run, "capture", fake_capture)
     monkeypatch.setattr(run, "replay_us", fake_replay_us)
-    warmed = []
-    monkeypatch.setattr(run, "warm_up", lambda captured: warmed.append((sorted(captured), len(replayed))))
     monkeypatch.setattr(run, "rotating_sets", lambda moved: 3)
     monkeypatch.setattr(run, "same_bytes_copy", lambda moved, device: lambda: "copy")
     monkeypatch.setattr(run, "check", lambda *a: None)
@@ -102,25 +100,9 @@ def test_rows_from_2e20_to_2e22_are_also_timed_as_graphs(monkeypatch):
     assert sorted(graphs) == ["comp", "eager", "ours"]
     assert all(len(set(firsts)) == 3 for firsts in graphs.values())
     assert len(replayed) == 3 * run.ROUNDS and replayed[:3] != replayed[3:6]  # rounds take turns
-    assert warmed == [(["comp", "eager", "ours"], 0)]  # every graph warmed up before any is timed
     assert (row["graph tritonize us"], row["graph eager us"], row["graph torch.compile us"]) == (4.0, 6.0, 5.0)
     assert row["graph vs torch.compile"] == pytest.approx(5.0 / 4.0)
     assert row["graph vs eager"] == pytest.approx(6.0 / 4.0)
-
-
-def test_warm_up_replays_every_graph_in_turn(monkeypatch):
-    replays, synced = [], []
-
-    class FakeGraph:
-        def __init__(self, name):
-            self.replay = lambda: replays.append(name)
-    monkeypatch.setattr(torch.cuda, "synchronize", lambda: synced.append(len(replays)))
-    run.warm_up([(FakeGraph("a"), 4), (FakeGraph("b"), 4)], seconds=0.02)
-    assert len(replays) >= 2 and replays[:2] == ["a", "b"] and replays.count("a") == replays.count("b")
-    assert synced and synced[-1] == len(replays)  # ends with the device idle
-    replays.clear()
-    run.warm_up([(FakeGraph("a"), 4)], seconds=0)
-    assert replays == []
 
 
 @pytest.mark.parametrize("quick", [False, True])
