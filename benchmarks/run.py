@@ -418,7 +418,8 @@ def benchmark_plan(quick: bool = False) -> list:
     op_sizes = (20, 24, 27) if not quick else (24,)
     # 16-bit layouts: half the bytes per element puts other loads in the way (a broadcast
     # column's value, a gathered slice) in a larger share of the time; 2^22 (timed as graphs
-    # too) is where the tile rule shrinks tiles below a wave of programs (tune_16bit_tiles_h100.txt)
+    # too) is where the float32 tile rule would shrink 16-bit tiles below a wave of programs
+    # (tune_16bit_tiles_h100.txt), which the 16-bit rule does not (tune_16bit_rule_h100.txt)
     layout16_sizes = (20, 22, 24, 27) if not quick else (24,)
     plan += [("add", case, torch.bfloat16, e) for case in CASES if case != "contiguous" for e in layout16_sizes]
     for name in OPS:

@@ -109,7 +109,8 @@ def test_rows_from_2e20_to_2e22_are_also_timed_as_graphs(monkeypatch):
 def test_plan_covers_every_case_op_and_dtype(quick):
     """benchmark_plan: float32 adds on every layout case over the sizes (2^12..2^28, every other
     power in full), bfloat16 adds on every non-contiguous case including a graphed size where
-    tiles shrink below a wave, every op contiguous in 32- and 16-bit dtypes, and no row twice."""
+    float32 tiles would shrink below a wave, every op contiguous in 32- and 16-bit dtypes, and no
+    row twice."""
     plan = run.benchmark_plan(quick)
     assert len(plan) == len(set(plan))
     sizes = {case: sorted(e for n, c, d, e in plan if (n, c, d) == ("add", case, torch.float32)) for case in CASES}
