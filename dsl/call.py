@@ -365,7 +365,7 @@ CUDA_BLOCK, CUDA_WARPS = 1024, 4
 # a tile's elements on CUDA: at most, below a full wave, below a quarter wave (see tile_elements)
 CUDA_TILE_ELEMENTS, CUDA_MID_TILE_ELEMENTS, CUDA_SMALL_TILE_ELEMENTS = 4096, 1024, 512
 # tiles whose every operand is 16-bit (or narrower), from NARROW_FULL_TILE_FROM elements up: 64 x 64
-# with 8 warps (see tile_elements)
+# with 8 warps (see tile_elements); below it 32 x 32 rather than 512 elements (see tile_shape)
 NARROW_FULL_TILE_FROM, NARROW_TILE_WARPS = 2**20, 8
 # the flat block for costly math (exp, erf, sin, ...) when every element fits in one wave of the
 # device's threads at 4 elements per thread (see launch_shape)
@@ -396,7 +396,7 @@ def launch_shape(device: torch.device, sizes: tuple, tile, costly_math: bool = F
         # tiles apart; CUDA graphs could: see tile_elements). 16-bit tiles: see tile_elements
         numel = math.prod(sizes)
         warps = NARROW_TILE_WARPS if narrow_full_tiles(numel, element_bytes) else CUDA_WARPS
-        return tile_blocks(sizes, tile, tile_elements(device, numel, element_bytes)), warps
+        return tile_shape(device, sizes, tile, element_bytes), warps
     if device.type == "cuda":
         # benchmarks/tune.py on an H100 and an H200, 2^20..2^27 elements: 1024 with 4 warps is
         # within noise of the best for light ops; blocks of 2048 lift 16-bit gelu by 5-7% but
@@ -446,7 +446,7 @@ def tile_elements(device: torch.device, numel: int, element_bytes: int = 4) -> i
     """Elements per tile of a CUDA launch: 4096 (64 x 64), halved down to 1024 while the grid
     would hold fewer programs than the device runs at once (4 warps each), and to 512 while it
     would hold fewer than a quarter of those; tiles of 16-bit operands stay at 4096 from 2^20
-    elements up."""
+    elements up (and see tile_shape)."""
     # benchmarks/experiments/small_tiles.py on an H100, transposed and permuted adds at 2^12..2^20:
     # a kernel of a few 4096-element programs lasts as long as one program does (0.71-0.91x
     # eager at 2^12..2^16); 512-element tiles run those sizes 15-30% faster, at 1.0-1.1x eager.
@@ -466,6 +466,21 @@ def tile_elements(device: torch.device, numel: int, element_bytes: int = 4) -> i
     while elements > CUDA_SMALL_TILE_ELEMENTS and numel // elements < programs_at_once(device) // 4:
         elements //= 2
     return elements
+
+
+def tile_shape(device: torch.device, sizes: tuple, tile, element_bytes: int = 4) -> tuple:
+    """The tile edges of a CUDA launch: tile_blocks of tile_elements, but where 16-bit (or
+    narrower) operands would get 512-element tiles, 32 x 32 ones when both sides are that long."""
+    # `benchmarks.tune --graph` on an H100, bfloat16 transposed and rank-4 permuted adds at
+    # 2^15..2^19: 32 x 32 tiles 1-5% faster than 16 x 32 or 32 x 16 ones; where a side is shorter
+    # (a 16-element inner run at 2^15), a 1024-element tile (64 x 16) was 13% slower than 32 x 16
+    # (tune_16bit_small_h100.txt)
+    elements = tile_elements(device, math.prod(sizes), element_bytes)
+    if element_bytes <= 2 and elements == CUDA_SMALL_TILE_ELEMENTS:
+        square = tile_blocks(sizes, tile, CUDA_MID_TILE_ELEMENTS)
+        if min(square) >= 32:
+            return square
+    return tile_blocks(sizes, tile, elements)
 
 
 def programs_at_once(device: torch.device) -> int:

@@ -183,7 +183,8 @@ def test_cuda_launch_shape_rule(monkeypatch):
 
 def test_16bit_tiles_keep_64x64_with_8_warps_from_2e20(monkeypatch):
     """Tiles whose operands are all 16-bit (or narrower) keep 64 x 64 elements with 8 warps from
-    2^20 elements up, where float32 ones halve below a wave; below 2^20 both take the same rule."""
+    2^20 elements up, where float32 ones halve below a wave; below 2^20 they take float32's
+    tiles, but 32 x 32 where those hold 512 elements and both sides are at least 32 long."""
     monkeypatch.setattr(call, "device_threads", lambda device: 132 * 2048)
     cuda, cpu, tile = torch.device("cuda", 0), torch.device("cpu"), (0, 1, ())
     for sizes in ((1024, 1024), (2048, 1024), (2048, 2048), (4096, 2048), (4096, 4096), (4, 512, 512)):
@@ -193,8 +194,16 @@ def test_16bit_tiles_keep_64x64_with_8_warps_from_2e20(monkeypatch):
         assert call.launch_shape(cuda, sizes, tile, costly_math=True, element_bytes=2)[1] == 8
     assert call.launch_shape(cuda, (2048, 2048), tile, element_bytes=4) == ((32, 32), 4)
     assert call.launch_shape(cuda, (4096, 4096), tile, element_bytes=8) == ((64, 64), 4)
-    for sizes in ((1024, 512), (512, 512), (4, 1024)):  # under 2^20: the float32 rule
-        assert call.launch_shape(cuda, sizes, tile, element_bytes=2) == call.launch_shape(cuda, sizes, tile)
+    # under 2^20: the float32 rule, but 32 x 32 tiles where it gives 512 elements and both sides
+    # are at least 32 long
+    assert call.launch_shape(cuda, (1024, 512), tile) == ((16, 32), 4)
+    assert call.launch_shape(cuda, (1024, 512), tile, element_bytes=2) == ((32, 32), 4)
+    assert call.launch_shape(cuda, (512, 512), tile, element_bytes=1) == ((32, 32), 4)
+    assert call.launch_shape(cuda, (64, 64), tile, element_bytes=2) == ((32, 32), 4)
+    assert call.launch_shape(cuda, (2, 64, 4, 8), (1, 3, ()), element_bytes=2) == ((32, 32), 4)  # 4 x 8 after p
+    for sizes, launch_tile in (((4, 1024), tile), ((1024, 16), tile), ((2, 1024, 16), (1, 2, ())), ((4, 3), tile)):
+        assert call.launch_shape(cuda, sizes, launch_tile, element_bytes=2) == \
+            call.launch_shape(cuda, sizes, launch_tile), sizes  # a side under 32: the float32 tile
     assert call.launch_shape(cuda, (2**22,), None, element_bytes=2) == ((1024,), 4)  # flat: unchanged
     assert call.launch_shape(cpu, (2048, 2048), tile, element_bytes=2) == (call.tile_blocks((2048, 2048), tile), 1)
 
