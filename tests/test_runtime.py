@@ -118,6 +118,35 @@ def test_plan_keeps_loads_in_l2_on_large_cuda_tiles(device):
     assert not add.plan((a, a), {}, None)[1].evict_last  # one layout: a flat kernel
 
 
+# (shape on CUDA, shape on the CPU, the tile edges and warps the CUDA rule gives 16-bit operands)
+SIXTEEN_BIT_TILES = [((1024, 1024), (128, 128), (64, 64), 8),  # from 2^20 elements: 64 x 64, 8 warps
+                     ((512, 256), (64, 64), (32, 32), 4),  # below: 32 x 32 where float32 takes 512
+                     ((2048, 16), (64, 16), (32, 16), 4)]  # a side under 32: the float32 tile
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("cuda_shape, cpu_shape, blocks, warps", SIXTEEN_BIT_TILES)
+def test_16bit_tiles_of_each_launch_rule_give_torchs_results(device, dtype, cuda_shape, cpu_shape, blocks, warps,
+                                                             monkeypatch):
+    """A transposed 16-bit add under each 16-bit tile rule (call.tile_shape): on CUDA the plan
+    takes the rule's tile edges and warps; on the CPU they are forced (LAUNCH_SHAPE_OVERRIDE) on a
+    smaller shape, for Triton's interpreter. Either way the result is torch's, bit for bit."""
+    @pointwise
+    def add16(x, y):
+        return x + y
+
+    if device == "cpu":
+        monkeypatch.setattr(call, "LAUNCH_SHAPE_OVERRIDE", lambda sizes, tile: (blocks, warps))
+    shape = cuda_shape if device == "cuda" else cpu_shape
+    x = torch.randn(shape[::-1], device=device).to(dtype).t()
+    y = torch.randn(shape, device=device).to(dtype)
+    plan, spec = add16.plan((x, y), {}, None)
+    assert spec.tile is not None and (plan.blocks, plan.warps) == (blocks, warps)
+    assert torch.equal(add16(x, y), x + y)
+    out = torch.full_like(y, float("nan"))
+    assert torch.equal(add16(x, y, out=out), x + y) and torch.equal(out, x + y)
+
+
 @pytest.mark.parametrize("shape, other", [((64,), (64,)), ((8, 16), (8, 1)), ((4, 4, 8), (4, 1, 1)),
                                            ((60,), (60,)), ((6, 10), (6, 1)), ((2048, 5), (5,))])
 def test_launches_whose_blocks_cover_the_elements_need_no_masks(device, shape, other):
