@@ -121,7 +121,7 @@ def test_plan_keeps_loads_in_l2_on_large_cuda_tiles(device):
 # (shape on CUDA, shape on the CPU, the tile edges and warps the CUDA rule gives 16-bit operands)
 SIXTEEN_BIT_TILES = [((1024, 1024), (128, 128), (64, 64), 8),  # from 2^20 elements: 64 x 64, 8 warps
                      ((512, 256), (64, 64), (32, 32), 4),  # below: 32 x 32 where float32 takes 512
-                     ((2048, 16), (64, 16), (32, 16), 4)]  # a side under 32: the float32 tile
+                     ((2048, 16), (64, 16), (16, 32), 4)]  # a side under 32: the float32 tile
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
