@@ -1,8 +1,12 @@
 """The benchmark suite's CPU-checkable parts: every benchmarked op agrees with its eager
 twin on every layout case, a row's columns follow from its timings, and the launch-shape
 override benchmarks/tune.py sweeps with."""
+import math
+
 import pytest
 import torch
+from hypothesis import given
+from hypothesis import strategies as st
 
 from benchmarks import run
 from benchmarks.cases import CASES, OPS, bytes_moved, make_inputs, sector_bytes
@@ -206,6 +210,28 @@ def test_16bit_tiles_keep_64x64_with_8_warps_from_2e20(monkeypatch):
             call.launch_shape(cuda, sizes, launch_tile), sizes  # a side under 32: the float32 tile
     assert call.launch_shape(cuda, (2**22,), None, element_bytes=2) == ((1024,), 4)  # flat: unchanged
     assert call.launch_shape(cpu, (2048, 2048), tile, element_bytes=2) == (call.tile_blocks((2048, 2048), tile), 1)
+
+
+@given(sizes=st.lists(st.integers(1, 5000), min_size=2, max_size=4), p=st.integers(0, 2),
+       element_bytes=st.sampled_from([1, 2, 4, 8]), costly=st.booleans())
+def test_cuda_tiles_are_powers_of_two_within_the_sizes(sizes, p, element_bytes, costly):
+    """Whatever the sizes and dtype, a CUDA tile's edges are powers of two (tl.arange needs
+    them), no longer than the next power of two of their side, 4096 elements at most, with 4 or
+    8 warps; and a 16-bit tile never holds fewer elements than float32's at the same sizes."""
+    real = call.device_threads  # patched by hand: hypothesis runs the body many times per fixture
+    call.device_threads = lambda device: 132 * 2048
+    try:
+        p = min(p, len(sizes) - 2)
+        tile, cuda = (p, len(sizes) - 1, ()), torch.device("cuda", 0)
+        (block0, block1), warps = call.launch_shape(cuda, tuple(sizes), tile, costly, element_bytes=element_bytes)
+        inner = math.prod(sizes[p + 1:])
+        assert all(b > 0 and b & (b - 1) == 0 for b in (block0, block1))
+        assert block0 <= call._next_power_of_two(sizes[p]) and block1 <= call._next_power_of_two(inner)
+        assert block0 * block1 <= 4096 and warps in (4, 8)
+        wide = call.launch_shape(cuda, tuple(sizes), tile, costly)[0]
+        assert block0 * block1 >= wide[0] * wide[1] or element_bytes > 2
+    finally:
+        call.device_threads = real
 
 
 def test_plan_tells_launch_shape_the_widest_element_read_in_lines(monkeypatch):
