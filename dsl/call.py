@@ -457,7 +457,8 @@ def tile_elements(device: torch.device, numel: int, element_bytes: int = 4) -> i
     # All of that was float32, where a 32-element edge is one 128-byte line. In 16-bit dtypes
     # it takes a 64-element edge: `benchmarks.tune --graph` on an H100, bfloat16 transposed and
     # rank-4 permuted adds, 64 x 64 tiles with 8 warps against the halved ones: 6-7% faster at
-    # 2^23, 3% at 2^22, within noise at 2^20 and 2^21 (tune_16bit_tiles_h100.txt)
+    # 2^23, 3% at 2^22, within noise at 2^20 and 2^21 (tune_16bit_tiles_h100.txt). uint8 adds
+    # take it too: 11-12% faster at 2^22, 2-6% slower at 2^20 and 2^23 (tune_8bit_tiles_h100.txt)
     elements = CUDA_TILE_ELEMENTS
     if narrow_full_tiles(numel, element_bytes):
         return elements
