@@ -335,6 +335,54 @@ def first_call(root, op="add", dtype="float32") -> dict:
             "warm import s": warm_import, "warm first call s": warm_call}
 
 
+def exponent(row) -> str:
+    return f"2^{row['numel'].bit_length() - 1}"
+
+
+def lowest(rows, key) -> str:
+    """The least value of `key` among `rows`, and the row that has it."""
+    row = min(rows, key=key)
+    value = key(row)
+    shown = f"{value:.0f}%" if value > 2 else f"{value:.3f}x"
+    return f"{shown} ({row['op']}, {row['case']}, {row['dtype']}, {exponent(row)})"
+
+
+def target_lines(results) -> list:
+    """A markdown table of issue 4's targets, each as measured in `results` and whether it holds;
+    the copy-bandwidth target three ways (peak copy, a copy of the same bytes, bytes moved in
+    32-byte sectors), since which copy the target means is the owner's call."""
+    lines = ["Targets (issue 4), as measured in this run:", "", "| target | measured | holds |", "|---|---|---|"]
+    layouts = [r for r in results["rows"] if r["op"] == "add" and r["numel"] >= 2**24]
+    readings = (("of peak copy", lambda r: r["tritonize % copy"]),
+                ("of peak copy, counting the bytes moved in 32-byte sectors", lambda r: r["tritonize % copy, sectors"]),
+                ("of a copy of the same bytes", lambda r: r["tritonize % same-size copy"]),
+                ("of a copy of the same bytes, counting the bytes moved in 32-byte sectors",
+                 lambda r: r["tritonize % same-size copy"] * r["tritonize % copy, sectors"] / r["tritonize % copy"]))
+    for label, percent in readings if layouts else ():
+        under = [r for r in layouts if percent(r) < 90]
+        lines.append(f"| >= 90% {label} at >= 2^24 elements, every layout case (adds) | lowest "
+                     f"{lowest(layouts, percent)}; {len(under)} of {len(layouts)} rows under 90% "
+                     f"| {'yes' if not under else 'no'} |")
+    compared = [r for r in results["rows"] if r["numel"] >= 2**20]
+    if compared:
+        def ratio(r):  # graphs where the row was timed so, else single launches
+            return r.get("graph vs torch.compile", r["vs torch.compile"])
+        under = [r for r in compared if ratio(r) < 0.95]
+        lines.append(f"| >= 0.95x torch.compile at every size from 2^20 up (CUDA graphs where timed) | lowest "
+                     f"{lowest(compared, ratio)}; {len(under)} of {len(compared)} rows under | "
+                     f"{'yes' if not under else 'no'} |")
+    host = results.get("host overhead us")
+    if host:
+        lines.append(f"| <= 10 us host time per call, 1K-element add | {host['tritonize']:.1f} us (eager "
+                     f"{host['eager']:.1f}, torch.compile {host['torch.compile']:.1f}) | "
+                     f"{'yes' if host['tritonize'] <= 10 else 'no'} |")
+    first = results.get("first call")
+    if first:
+        lines.append(f"| < 1 s first call in a new process, warm on-disk cache | {first['warm first call s']:.2f} s | "
+                     f"{'yes' if first['warm first call s'] < 1 else 'no'} |")
+    return lines + [""]
+
+
 def write_markdown(results, path):
     lines = ["# tritonize benchmarks", "",
              f"{results['gpu']}, torch {results['torch']}, triton {results['triton']}, "
@@ -362,6 +410,7 @@ def write_markdown(results, path):
         lines += [f"First call of a bfloat16 sigmoid (cold: its approximations checked on all 65536 inputs): cold "
                   f"caches {checked['cold first call s']:.2f} s, warm on-disk caches {checked['warm first call s']:.2f} s.",
                   ""]
+    lines += target_lines(results)
     lines += ["Columns: times in us (best of the rounds' medians of single launches, `do_bench`); `compile us`: "
               "torch.compile with static shapes, compiled afresh for each row (`compile_static`); `copy us`: "
               "a device copy of the same bytes; `% of copy`: of the peak copy bandwidth above; `sectors`: the same "
@@ -436,7 +485,14 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="fewer sizes and ops")
     parser.add_argument("--host-only", action="store_true", help="print the host overhead, write nothing")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results"), help="where results go")
+    parser.add_argument("--render", metavar="JSON", help="write the markdown of a committed run's JSON beside it, "
+                                                          "measure nothing")
     args = parser.parse_args(argv)
+    if args.render:
+        source = Path(args.render)
+        write_markdown(json.loads(source.read_text()), source.with_suffix(".md"))
+        log(f"wrote {source.with_suffix('.md')}")
+        return
     device = "cuda"
     if args.host_only:
         for label, us in host_overhead(device).items():

@@ -1,6 +1,7 @@
 """The benchmark suite's CPU-checkable parts: every benchmarked op agrees with its eager
 twin on every layout case, a row's columns follow from its timings, and the launch-shape
 override benchmarks/tune.py sweeps with."""
+import json
 import math
 
 import pytest
@@ -129,6 +130,46 @@ def test_plan_covers_every_case_op_and_dtype(quick):
         dtypes = {d for n, c, d, e in plan if n == name and c == "contiguous"}
         assert {torch.float32, torch.bfloat16} <= dtypes, name
     assert {n for n, c, d, e in plan if d == torch.float16} == {"add", "gelu", "silu_and_mul"}
+
+
+def test_targets_say_what_holds_and_the_lowest_row(tmp_path):
+    """target_lines: each of issue 4's targets with its lowest row and a verdict; the copy target
+    four ways. `--render` writes the markdown of a run's JSON, targets included, measuring nothing."""
+    def row(case, dtype, exponent, percent, same_size, sector_bytes=300, graph=None, single=1.0):
+        found = {"op": "add", "case": case, "dtype": dtype, "numel": 2**exponent, "bytes": 300,
+                 "sector bytes": sector_bytes, "tritonize % copy": percent,
+                 "tritonize % copy, sectors": percent * sector_bytes / 300, "tritonize % same-size copy": same_size,
+                 "vs torch.compile": single}
+        return found if graph is None else dict(found, **{"graph vs torch.compile": graph})
+    rows = [row("contiguous", "float32", 24, 92, 99), row("strided slices", "float32", 24, 57, 62, sector_bytes=504),
+            row("transposed + contiguous", "bfloat16", 20, 50, 80, graph=0.97, single=0.5),
+            row("rank-4 permuted", "bfloat16", 24, 84, 97, single=0.96)]
+    results = {"rows": rows, "host overhead us": {"tritonize": 9.2, "eager": 7.0, "torch.compile": 33.4},
+               "first call": {"warm first call s": 0.64, "cold first call s": 1.3, "warm import s": 0.5}}
+    lines = run.target_lines(results)
+    table = {line.split(" | ")[0][2:]: line for line in lines if line.startswith("| >=") or line.startswith("| <")}
+    assert len(table) == 7
+    peak = table[">= 90% of peak copy at >= 2^24 elements, every layout case (adds)"]
+    assert "lowest 57% (add, strided slices, float32, 2^24); 2 of 3 rows under 90%" in peak and peak.endswith("| no |")
+    sectors = table[">= 90% of a copy of the same bytes, counting the bytes moved in 32-byte sectors at >= 2^24 "
+                    "elements, every layout case (adds)"]
+    assert "lowest 97% (add, rank-4 permuted, bfloat16, 2^24); 0 of 3" in sectors and sectors.endswith("| yes |")
+    compile_ = table[">= 0.95x torch.compile at every size from 2^20 up (CUDA graphs where timed)"]
+    assert "lowest 0.960x (add, rank-4 permuted, bfloat16, 2^24); 0 of 4 rows under" in compile_  # graphs, not 0.5
+    assert table["<= 10 us host time per call, 1K-element add"].endswith("| yes |")
+    assert "0.64 s | yes |" in table["< 1 s first call in a new process, warm on-disk cache"]
+    slow = dict(results, **{"host overhead us": {"tritonize": 10.5, "eager": 7.0, "torch.compile": 33.4}})
+    assert any(line.startswith("| <= 10 us") and line.endswith("| no |") for line in run.target_lines(slow))
+    assert run.target_lines({"rows": []}) == ["Targets (issue 4), as measured in this run:", "",
+                                                "| target | measured | holds |", "|---|---|---|", ""]
+    saved = dict(results, gpu="GPU", torch="t", triton="tr", tritonize="0", date="d", command="c", **{"copy GB/s": 3000.0})
+    for r in rows:
+        r.update({"tritonize us": 1.0, "eager us": 1.0, "torch.compile us": 1.0, "same-size copy us": 1.0,
+                  "tritonize GB/s": 1.0, "vs eager": 1.0})
+    (tmp_path / "run.json").write_text(json.dumps(saved))
+    run.main(["--render", str(tmp_path / "run.json")])
+    rendered = (tmp_path / "run.md").read_text()
+    assert peak in rendered and compile_ in rendered and rendered.count("| add |") == len(rows)
 
 
 def test_markdown_has_every_row_and_column(tmp_path):
