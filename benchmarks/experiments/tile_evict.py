@@ -7,8 +7,12 @@ and with constant sizes and strides (a kernel per shape, as inductor's static co
 Times are CUDA graphs of launches on rotating inputs (benchmarks.run.graph_us), the least of
 three rounds taken in turn, beside tritonize itself and torch.compile.
 
-    python -m benchmarks.experiments.tile_evict
+    python -m benchmarks.experiments.tile_evict [--dtype bfloat16] [--exponents 20,21,22,23,24]
+
+With `--dtype`, tiles and warps are the ones tritonize picks for that dtype (call.launch_shape).
 """
+import argparse
+
 import torch
 import triton
 import triton.language as tl
@@ -78,10 +82,10 @@ def launcher(blocks, warps, masked=True, evict_like_out=False, evict_other=False
 
 
 def tritonize_tile(inputs) -> tuple:
-    """The tile edges tritonize picks for the walk along a: dim 0 of a.t() is a's columns, its
-    contiguous dim a's rows."""
+    """The tile edges and warps tritonize picks for the walk along a: dim 0 of a.t() is a's
+    columns, its contiguous dim a's rows."""
     rows, cols = inputs[0].shape
-    return call.tile_blocks([cols, rows], (0,), call.tile_elements(inputs[0].device, rows * cols))
+    return call.launch_shape(inputs[0].device, (cols, rows), (0, 1, ()), element_bytes=inputs[0].dtype.itemsize)
 
 
 VARIANTS = {
@@ -95,14 +99,19 @@ VARIANTS = {
 }
 
 
-def main():
-    print(header("tile_evict"))
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dtype", default="float32")
+    parser.add_argument("--exponents", default="20,21,22,23,24")
+    args = parser.parse_args(argv)
+    dtype = getattr(torch, args.dtype)
+    print(header("tile_evict" + (f" --dtype {args.dtype}" if args.dtype != "float32" else "")))
     case = "transposed + contiguous"
-    for exponent in (20, 21, 22, 23, 24):
-        inputs, best = graphed_adds(case, 2**exponent, torch.float32, lambda inputs: {
-            name: launcher(tritonize_tile(inputs), call.CUDA_WARPS, **flags) for name, flags in VARIANTS.items()})
-        blocks = tritonize_tile(inputs)
-        print(f"add | {case} | 2^{exponent} | tile {blocks[0]}x{blocks[1]}/{call.CUDA_WARPS}", flush=True)
+    for exponent in map(int, args.exponents.split(",")):
+        inputs, best = graphed_adds(case, 2**exponent, dtype, lambda inputs: {
+            name: launcher(*tritonize_tile(inputs), **flags) for name, flags in VARIANTS.items()})
+        blocks, warps = tritonize_tile(inputs)
+        print(f"add | {case} | {args.dtype} | 2^{exponent} | tile {blocks[0]}x{blocks[1]}/{warps}", flush=True)
         for name, us in best.items():
             print(f"  {name:22} {us:7.2f} us  {best['as generated'] / us:.3f}x as generated", flush=True)
 
