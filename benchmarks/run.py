@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import subprocess
@@ -339,18 +340,18 @@ def exponent(row) -> str:
     return f"2^{row['numel'].bit_length() - 1}"
 
 
-def lowest(rows, key) -> str:
-    """The least value of `key` among `rows`, and the row that has it."""
+def lowest(rows, key, unit: str) -> str:
+    """The least value of `key` among `rows` (a percentage for unit '%', a ratio for 'x'), and
+    the row that has it."""
     row = min(rows, key=key)
-    value = key(row)
-    shown = f"{value:.0f}%" if value > 2 else f"{value:.3f}x"
+    shown = f"{key(row):.0f}%" if unit == "%" else f"{key(row):.3f}x"
     return f"{shown} ({row['op']}, {row['case']}, {row['dtype']}, {exponent(row)})"
 
 
 def target_lines(results) -> list:
     """A markdown table of issue 4's targets, each as measured in `results` and whether it holds;
-    the copy-bandwidth target three ways (peak copy, a copy of the same bytes, bytes moved in
-    32-byte sectors), since which copy the target means is the owner's call."""
+    the copy-bandwidth target four ways (of peak copy or of a copy of the same bytes, counting the
+    elements used or the 32-byte sectors moved), since which the target means is the owner's call."""
     lines = ["Targets (issue 4), as measured in this run:", "", "| target | measured | holds |", "|---|---|---|"]
     layouts = [r for r in results["rows"] if r["op"] == "add" and r["numel"] >= 2**24]
     readings = (("of peak copy", lambda r: r["tritonize % copy"]),
@@ -361,15 +362,16 @@ def target_lines(results) -> list:
     for label, percent in readings if layouts else ():
         under = [r for r in layouts if percent(r) < 90]
         lines.append(f"| >= 90% {label} at >= 2^24 elements, every layout case (adds) | lowest "
-                     f"{lowest(layouts, percent)}; {len(under)} of {len(layouts)} rows under 90% "
+                     f"{lowest(layouts, percent, '%')}; {len(under)} of {len(layouts)} rows under 90% "
                      f"| {'yes' if not under else 'no'} |")
     compared = [r for r in results["rows"] if r["numel"] >= 2**20]
     if compared:
-        def ratio(r):  # graphs where the row was timed so, else single launches
-            return r.get("graph vs torch.compile", r["vs torch.compile"])
+        def ratio(r):  # graphs where the row was timed so (and captured: NaN where not), else single launches
+            graphed = r.get("graph vs torch.compile", float("nan"))
+            return r["vs torch.compile"] if math.isnan(graphed) else graphed
         under = [r for r in compared if ratio(r) < 0.95]
         lines.append(f"| >= 0.95x torch.compile at every size from 2^20 up (CUDA graphs where timed) | lowest "
-                     f"{lowest(compared, ratio)}; {len(under)} of {len(compared)} rows under | "
+                     f"{lowest(compared, ratio, 'x')}; {len(under)} of {len(compared)} rows under | "
                      f"{'yes' if not under else 'no'} |")
     host = results.get("host overhead us")
     if host:

@@ -156,6 +156,9 @@ def test_targets_say_what_holds_and_the_lowest_row(tmp_path):
     assert "lowest 97% (add, rank-4 permuted, bfloat16, 2^24); 0 of 3" in sectors and sectors.endswith("| yes |")
     compile_ = table[">= 0.95x torch.compile at every size from 2^20 up (CUDA graphs where timed)"]
     assert "lowest 0.960x (add, rank-4 permuted, bfloat16, 2^24); 0 of 4 rows under" in compile_  # graphs, not 0.5
+    rows[2]["graph vs torch.compile"] = float("nan")  # a system that could not be captured: single launches
+    assert "lowest 0.500x (add, transposed + contiguous, bfloat16, 2^20); 1 of 4" in "".join(run.target_lines(results))
+    rows[2]["graph vs torch.compile"] = 0.97
     assert table["<= 10 us host time per call, 1K-element add"].endswith("| yes |")
     assert "0.64 s | yes |" in table["< 1 s first call in a new process, warm on-disk cache"]
     slow = dict(results, **{"host overhead us": {"tritonize": 10.5, "eager": 7.0, "torch.compile": 33.4}})
