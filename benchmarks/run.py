@@ -140,8 +140,9 @@ def compile_op(name):
 def check(name, ours, reference, dtype):
     ours = ours if isinstance(ours, tuple) else (ours,)
     reference = reference if isinstance(reference, tuple) else (reference,)
+    tolerance = TOLERANCE.get(dtype, 0)
     for a, b in zip(ours, reference):
-        torch.testing.assert_close(a.float(), b.float(), rtol=TOLERANCE.get(dtype, 0), atol=TOLERANCE.get(dtype, 0),
+        torch.testing.assert_close(a.float(), b.float(), rtol=tolerance, atol=tolerance,
                                    msg=lambda m: f"{name}: tritonize disagrees with eager: {m}")
 
 
@@ -336,7 +337,8 @@ def first_call(root, op="add", dtype="float32") -> dict:
             "warm import s": warm_import, "warm first call s": warm_call}
 
 
-def exponent(row) -> str:
+def size_label(row) -> str:
+    """A row's element count as a power of two: '2^24'."""
     return f"2^{row['numel'].bit_length() - 1}"
 
 
@@ -345,7 +347,7 @@ def lowest(rows, key, unit: str) -> str:
     the row that has it."""
     row = min(rows, key=key)
     shown = f"{key(row):.0f}%" if unit == "%" else f"{key(row):.3f}x"
-    return f"{shown} ({row['op']}, {row['case']}, {row['dtype']}, {exponent(row)})"
+    return f"{shown} ({row['op']}, {row['case']}, {row['dtype']}, {size_label(row)})"
 
 
 def target_lines(results) -> list:
@@ -426,7 +428,7 @@ def write_markdown(results, path):
               "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in results["rows"]:
         graphs = r.get("graph vs torch.compile")
-        lines.append(f"| {r['op']} | {r['case']} | {r['dtype']} | 2^{r['numel'].bit_length() - 1} | "
+        lines.append(f"| {r['op']} | {r['case']} | {r['dtype']} | {size_label(r)} | "
                      f"{r['tritonize us']:.1f} | {r['eager us']:.1f} | {r['torch.compile us']:.1f} | "
                      f"{r['same-size copy us']:.1f} | {r['tritonize GB/s']:.0f} | {r['tritonize % copy']:.0f}% | "
                      f"{r['tritonize % copy, sectors']:.0f}% | "

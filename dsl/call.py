@@ -364,9 +364,10 @@ def runs_together(sizes: list, strides: list, p: int) -> bool:
 CUDA_BLOCK, CUDA_WARPS = 1024, 4
 # a tile's elements on CUDA: at most, below a full wave, below a quarter wave (see tile_elements)
 CUDA_TILE_ELEMENTS, CUDA_MID_TILE_ELEMENTS, CUDA_SMALL_TILE_ELEMENTS = 4096, 1024, 512
-# tiles whose every operand is 16-bit (or narrower), from NARROW_FULL_TILE_FROM elements up: 64 x 64
-# with 8 warps (see tile_elements); below it 32 x 32 rather than 512 elements (see tile_shape)
-NARROW_FULL_TILE_FROM, NARROW_TILE_WARPS = 2**20, 8
+# tiles whose every operand is NARROW_ELEMENT_BYTES wide or narrower (16-bit), from
+# NARROW_FULL_TILE_FROM elements up: 64 x 64 with 8 warps (see tile_elements); below it 32 x 32
+# rather than 512 elements (see tile_shape)
+NARROW_ELEMENT_BYTES, NARROW_FULL_TILE_FROM, NARROW_TILE_WARPS = 2, 2**20, 8
 # the flat block for costly math (exp, erf, sin, ...) when every element fits in one wave of the
 # device's threads at 4 elements per thread (see launch_shape)
 CUDA_SMALL_COSTLY_BLOCK = 512
@@ -439,7 +440,7 @@ def line_bytes(operands: list) -> int:
 
 def narrow_full_tiles(numel: int, element_bytes: int) -> bool:
     """Do tiles of 16-bit (or narrower) operands keep 64 x 64 elements and 8 warps at this size?"""
-    return element_bytes <= 2 and numel >= NARROW_FULL_TILE_FROM
+    return element_bytes <= NARROW_ELEMENT_BYTES and numel >= NARROW_FULL_TILE_FROM
 
 
 def tile_elements(device: torch.device, numel: int, element_bytes: int = 4) -> int:
@@ -477,7 +478,7 @@ def tile_shape(device: torch.device, sizes: tuple, tile, element_bytes: int = 4)
     # (a 16-element inner run at 2^15), a 1024-element tile (64 x 16) was 13% slower than 32 x 16
     # (tune_16bit_small_h100.txt)
     elements = tile_elements(device, math.prod(sizes), element_bytes)
-    if element_bytes <= 2 and elements == CUDA_SMALL_TILE_ELEMENTS:
+    if element_bytes <= NARROW_ELEMENT_BYTES and elements == CUDA_SMALL_TILE_ELEMENTS:
         square = tile_blocks(sizes, tile, CUDA_MID_TILE_ELEMENTS)
         if min(square) >= 32:
             return square
