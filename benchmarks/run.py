@@ -18,6 +18,7 @@ import json
 import math
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -37,6 +38,9 @@ ROUNDS = 3
 # rows also timed as CUDA graphs (graph_us): from 2^20, where the targets start, to 2^22, above
 # which the CUDA event's ~0.5 us resolution is under 3% of a kernel
 GRAPH_SIZES = (2**20, 2**22)
+# rows from this size up are also timed back to back (steady_times), as issue 4's bandwidth
+# target reads them: do_bench's flush costs a 2^24 bfloat16 add a tenth of its time
+STEADY_FROM = 2**24
 # results must match eager to these; integer and bool ones (benchmarks.tune --dtypes uint8) exactly
 TOLERANCE = {torch.float32: 1e-5, torch.bfloat16: 2e-2, torch.float16: 2e-3}
 
@@ -83,15 +87,21 @@ def graph_us(calls) -> float:
     return replay_us(capture(calls))
 
 
-def capture(calls):
-    """A CUDA graph that makes each of `calls` once, in turn, and how many calls it makes."""
+def capture(calls, keep_outputs: bool = False):
+    """A CUDA graph that makes each of `calls` once, in turn, and how many calls it makes.
+    `keep_outputs`: each call's result is held until the capture ends, so that every call writes
+    into memory of its own, not into the block the call before freed, which the L2 may still hold
+    (see same_bytes_copy)."""
     for fn in calls:
         fn()
     torch.cuda.synchronize()
     graph = torch.cuda.CUDAGraph()
+    kept = []
     with torch.cuda.graph(graph):
         for fn in calls:
-            fn()
+            result = fn()
+            if keep_outputs:
+                kept.append(result)
     return graph, len(calls)
 
 
@@ -100,13 +110,52 @@ def replay_us(captured) -> float:
     return do_bench(graph.replay, warmup=5, rep=50, return_mode="median") * 1e3 / launches
 
 
-def copy_bandwidth(device) -> float:
-    """Bytes read + written per second by a plain device copy, the roofline of a pointwise op."""
+# each of steady_us's trials replays its graph for at least this long
+STEADY_TRIAL_MS = 2.0
+
+
+def steady_us(captured, trials: int = 5) -> float:
+    """Microseconds per launch of a captured graph (capture) replayed back to back, with nothing
+    between the replays: the median of `trials` trials of STEADY_TRIAL_MS or more. Unlike
+    do_bench, no L2 flush runs before each replay: do_bench's is a memset that leaves the L2
+    full of its dirty lines, which the timed kernel then writes back. Back to back, each launch
+    writes back what the launch before left dirty, as in a program's stream of kernels. For
+    launches whose input sets rotate over more than the L2 (rotating_sets), nothing is read
+    from the L2 either."""
+    graph, launches = captured
+    graph.replay()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    graph.replay()
+    end.record()
+    end.synchronize()
+    replays = max(1, math.ceil(STEADY_TRIAL_MS / start.elapsed_time(end)))
+    times = []
+    for _ in range(trials):
+        start.record()
+        for _ in range(replays):
+            graph.replay()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e3 / (replays * launches))
+    return statistics.median(times)
+
+
+def copy_bandwidth(device, steady: bool = False) -> float:
+    """Bytes read + written per second by a plain device copy, the roofline of a pointwise op:
+    the best of large copies, single launches (median_us) or `steady` (copy_us)."""
     best = 0.0
     for exponent in (26, 27, 28):
         moved = 2 * 2**exponent * 4  # float32 elements read and written
-        best = max(best, moved / (median_us(same_bytes_copy(moved, device)) * 1e-6))
+        us = copy_us(moved, device) if steady else median_us(same_bytes_copy(moved, device))
+        best = max(best, moved / (us * 1e-6))
     return best
+
+
+def copy_us(moved: int, device) -> float:
+    """steady_us of copies of `moved` bytes (kernel_copy), each launch on a source and
+    destination of its own (rotating_sets of them)."""
+    return steady_us(capture([kernel_copy(moved, device) for _ in range(rotating_sets(moved))]))
 
 
 def same_bytes_copy(moved: int, device, allocate: bool = False):
@@ -120,6 +169,16 @@ def same_bytes_copy(moved: int, device, allocate: bool = False):
         return lambda: torch.empty_like(src).copy_(src)
     dst = torch.empty_like(src)
     return lambda: dst.copy_(src)
+
+
+def kernel_copy(moved: int, device):
+    """A copy that reads and writes `moved` bytes in all, as an elementwise kernel (`x * 1` into
+    an output of its own): same_bytes_copy's memcpy, captured in a CUDA graph, becomes a memcpy
+    node, which ran 1-2 GB copies at 80% of the speed of the same copy launched on a stream or of
+    this kernel (results/experiment_steady_state_h100.txt)."""
+    src = torch.empty(max(moved // 8, 1), device=device)
+    dst = torch.empty_like(src)
+    return lambda: torch.mul(src, 1.0, out=dst)
 
 
 def compile_static(eager):
@@ -146,7 +205,7 @@ def check(name, ours, reference, dtype):
                                    msg=lambda m: f"{name}: tritonize disagrees with eager: {m}")
 
 
-def measure_row(name, case, dtype, exponent, compiled, copy_bw, device):
+def measure_row(name, case, dtype, exponent, compiled, copy_bw, device, steady_copy_bw=None):
     op = OPS[name]
     numel = 2**exponent
     inputs = make_inputs(case, numel, op.arity, dtype, device, op.bool_first)
@@ -174,6 +233,13 @@ def measure_row(name, case, dtype, exponent, compiled, copy_bw, device):
     row["vs torch.compile"] = row["torch.compile us"] / row["tritonize us"]
     if GRAPH_SIZES[0] <= numel <= GRAPH_SIZES[1]:
         row.update(graph_times(op, case, dtype, numel, fn, inputs, moved, device))
+    if numel >= STEADY_FROM and steady_copy_bw:
+        row.update(steady_times(op, case, dtype, numel, fn, inputs, moved, device))
+        ours = row["steady tritonize us"] * 1e-6
+        row["steady tritonize % copy"] = 100 * moved / ours / steady_copy_bw
+        row["steady tritonize % copy, sectors"] = 100 * row["sector bytes"] / ours / steady_copy_bw
+        row["steady tritonize % same-size copy"] = 100 * row["steady same-size copy us"] / row["steady tritonize us"]
+        row["steady vs torch.compile"] = row["steady torch.compile us"] / row["steady tritonize us"]
     return row
 
 
@@ -181,18 +247,41 @@ def graph_times(op, case, dtype, numel, compiled_fn, inputs, moved, device) -> d
     """Each system as a CUDA graph of launches on rotating inputs (graph_us), the best of ROUNDS
     rounds that replay the systems in turn: microseconds per launch to ~0.05 us, and the ratios."""
     sets = rotating_inputs(inputs, case, numel, op, dtype, device, moved)
-    graphs = {}
-    for system, function in zip(SYSTEMS, (op.ours, op.eager, compiled_fn)):
-        try:
-            graphs[system] = capture([lambda x=x, f=function: f(*x) for x in sets])
-        except Exception as error:  # noqa: BLE001 - a system that cannot be captured gets no graph time
-            log(f"  {system}: no CUDA graph ({type(error).__name__}: {error})")
-    times = best_in_turn({system: lambda g=graph: replay_us(g) for system, graph in graphs.items()}, ROUNDS)
-    times = {system: times.get(system, float("nan")) for system in SYSTEMS}
+    calls = {system: [lambda x=x, f=function: f(*x) for x in sets]
+             for system, function in zip(SYSTEMS, (op.ours, op.eager, compiled_fn))}
+    times = graphs_in_turn(calls, replay_us)
     row = {f"graph {system} us": times[system] for system in SYSTEMS}
     row["graph vs eager"] = times["eager"] / times["tritonize"]
     row["graph vs torch.compile"] = times["torch.compile"] / times["tritonize"]
     return row
+
+
+def steady_times(op, case, dtype, numel, compiled_fn, inputs, moved, device) -> dict:
+    """Each system and a copy of the same bytes (kernel_copy) as a CUDA graph of launches on
+    rotating inputs, each launch writing an output of its own, replayed back to back (steady_us),
+    the best of ROUNDS rounds taken in turn: microseconds per launch with no L2 flush to pay for."""
+    sets = rotating_inputs(inputs, case, numel, op, dtype, device, moved)
+    calls = {system: [lambda x=x, f=function: f(*x) for x in sets]
+             for system, function in zip(SYSTEMS, (op.ours, op.eager, compiled_fn))}
+    calls["copy"] = [kernel_copy(moved, device) for _ in sets]
+    times = graphs_in_turn(calls, steady_us, keep_outputs=True)
+    row = {f"steady {system} us": times[system] for system in SYSTEMS}
+    row["steady same-size copy us"] = times["copy"]
+    return row
+
+
+def graphs_in_turn(calls: dict, timer, keep_outputs: bool = False) -> dict:
+    """label -> microseconds per launch of a CUDA graph of that label's calls (capture), timed by
+    `timer` (replay_us or steady_us), the best of ROUNDS rounds that take the labels in turn;
+    NaN for a label whose calls cannot be captured."""
+    graphs = {}
+    for label, label_calls in calls.items():
+        try:
+            graphs[label] = capture(label_calls, keep_outputs=keep_outputs)
+        except Exception as error:  # noqa: BLE001 - a system that cannot be captured gets no graph time
+            log(f"  {label}: no CUDA graph ({type(error).__name__}: {error})")
+    times = best_in_turn({label: lambda g=graph: timer(g) for label, graph in graphs.items()}, ROUNDS)
+    return {label: times.get(label, float("nan")) for label in calls}
 
 
 def host_overhead(device, calls=5000) -> dict:
@@ -361,6 +450,10 @@ def target_lines(results) -> list:
                 ("of a copy of the same bytes", lambda r: r["tritonize % same-size copy"]),
                 ("of a copy of the same bytes, counting the bytes moved in 32-byte sectors",
                  lambda r: r["tritonize % same-size copy"] * r["tritonize % copy, sectors"] / r["tritonize % copy"]))
+    if any("steady tritonize % copy" in r for r in layouts):
+        readings += (("of peak copy, back to back (CUDA graphs, no L2 flush)", lambda r: r["steady tritonize % copy"]),
+                     ("of peak copy, back to back, counting the bytes moved in 32-byte sectors",
+                      lambda r: r["steady tritonize % copy, sectors"]))
     for label, percent in readings if layouts else ():
         under = [r for r in layouts if percent(r) < 90]
         lines.append(f"| >= 90% {label} at >= 2^24 elements, every layout case (adds) | lowest "
@@ -392,7 +485,9 @@ def write_markdown(results, path):
              f"{results['gpu']}, torch {results['torch']}, triton {results['triton']}, "
              f"tritonize {results['tritonize']}, {results['date']}.", "",
              f"Command: `{results['command']}`", "",
-             f"Measured copy bandwidth (read + write): **{results['copy GB/s']:.0f} GB/s**.", ""]
+             f"Measured copy bandwidth (read + write): **{results['copy GB/s']:.0f} GB/s**"
+             + (f"; back to back (CUDA graphs of a copy kernel, no L2 flush): {results['steady copy GB/s']:.0f} GB/s"
+                if "steady copy GB/s" in results else "") + ".", ""]
     host = results.get("host overhead us")
     if host:
         lines += ["Host overhead, 1K-element add launched back to back (us per call): "
@@ -434,6 +529,24 @@ def write_markdown(results, path):
                      f"{r['tritonize % copy, sectors']:.0f}% | "
                      f"{r['tritonize % same-size copy']:.0f}% | {r['vs eager']:.2f}x | {r['vs torch.compile']:.2f}x | "
                      f"{'' if graphs is None else f'{graphs:.2f}x'} |")
+    steady = [r for r in results["rows"] if "steady tritonize us" in r]
+    if steady:
+        lines += ["", "Rows from 2^24 up, back to back: each system (and a copy kernel moving the same bytes) as a "
+                  "CUDA graph of launches on rotating inputs, each launch writing an output of its own, replayed "
+                  "back to back with no L2 flush between (`steady_us`; do_bench's flush is a memset whose dirty "
+                  "lines the timed kernel writes back). `% of copy` and `sectors` are of the back-to-back peak copy "
+                  "above.", "",
+                  "| op | case | dtype | elements | tritonize us | eager us | compile us | copy us | tritonize GB/s "
+                  "| % of copy | sectors | % of same-size copy | vs eager | vs compile |",
+                  "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for r in steady:
+            ours = r["steady tritonize us"]
+            lines.append(f"| {r['op']} | {r['case']} | {r['dtype']} | {size_label(r)} | {ours:.1f} | "
+                         f"{r['steady eager us']:.1f} | {r['steady torch.compile us']:.1f} | "
+                         f"{r['steady same-size copy us']:.1f} | {r['bytes'] / ours / 1e3:.0f} | "
+                         f"{r['steady tritonize % copy']:.0f}% | {r['steady tritonize % copy, sectors']:.0f}% | "
+                         f"{r['steady tritonize % same-size copy']:.0f}% | {r['steady eager us'] / ours:.2f}x | "
+                         f"{r['steady vs torch.compile']:.2f}x |")
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -513,7 +626,8 @@ def main(argv=None):
         "rows": [],
     }
     results["copy GB/s"] = copy_bandwidth(device) / 1e9
-    log(f"copy bandwidth {results['copy GB/s']:.0f} GB/s")
+    results["steady copy GB/s"] = copy_bandwidth(device, steady=True) / 1e9
+    log(f"copy bandwidth {results['copy GB/s']:.0f} GB/s, back to back {results['steady copy GB/s']:.0f} GB/s")
     results["host overhead us"] = host_overhead(device)
     log(f"host overhead {results['host overhead us']}")
     results["host call forms us"] = host_call_forms(device)
@@ -525,7 +639,8 @@ def main(argv=None):
 
     plan = benchmark_plan(args.quick)
     for index, (name, case, dtype, exponent) in enumerate(plan):
-        row = measure_row(name, case, dtype, exponent, compile_op, results["copy GB/s"] * 1e9, device)
+        row = measure_row(name, case, dtype, exponent, compile_op, results["copy GB/s"] * 1e9, device,
+                          results["steady copy GB/s"] * 1e9)
         results["rows"].append(row)
         log(f"[{index + 1}/{len(plan)}] {name:20s} {case:24s} {row['dtype']:9s} 2^{exponent:<3d} "
             f"{row['tritonize GB/s']:6.0f} GB/s ({row['tritonize % copy']:3.0f}% copy, "

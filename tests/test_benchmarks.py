@@ -83,7 +83,8 @@ def test_rows_from_2e20_to_2e22_are_also_timed_as_graphs(monkeypatch):
     per_round = {"ours": [4.5, 4.0, 4.2], "eager": [6.0, 6.5, 6.1], "comp": [5.2, 5.1, 5.0]}
     graphs, replayed = {}, []
 
-    def fake_capture(calls):
+    def fake_capture(calls, keep_outputs=False):
+        assert not keep_outputs  # as an op's calls in a program: each output freed for the next
         launched = [call() for call in calls]  # (system, id of the first input)
         graphs[launched[0][0]] = [first for _, first in launched]
         return launched[0][0]
@@ -108,6 +109,90 @@ def test_rows_from_2e20_to_2e22_are_also_timed_as_graphs(monkeypatch):
     assert (row["graph tritonize us"], row["graph eager us"], row["graph torch.compile us"]) == (4.0, 6.0, 5.0)
     assert row["graph vs torch.compile"] == pytest.approx(5.0 / 4.0)
     assert row["graph vs eager"] == pytest.approx(6.0 / 4.0)
+
+
+def test_rows_from_2e24_are_also_timed_back_to_back(monkeypatch):
+    """steady_times: from STEADY_FROM up, each system and a copy of the row's bytes are captured
+    as graphs over distinct input sets, each call keeping its own output, timed by steady_us in
+    turns over the rounds; the row's fractions are of the back-to-back peak copy it is given."""
+    per_round = {"ours": [40.0, 36.0, 38.0], "eager": [60.0, 61.0, 59.0], "comp": [37.0, 37.5, 38.0],
+                 "copy": [35.0, 35.5, 36.0]}
+    graphs, timed = {}, []
+
+    def fake_capture(calls, keep_outputs=False):
+        assert keep_outputs
+        launched = [call() for call in calls]
+        label = launched[0][0] if isinstance(launched[0], tuple) else "copy"
+        graphs[label] = [id(c) for c in calls] if label == "copy" else [first for _, first in launched]
+        return label
+
+    def fake_steady_us(label):
+        timed.append(label)
+        return per_round[label][timed.count(label) - 1]
+
+    monkeypatch.setitem(OPS, "add", OPS["add"]._replace(ours=lambda *a: ("ours", id(a[0])),
+                                                        eager=lambda *a: ("eager", id(a[0]))))
+    monkeypatch.setattr(run, "median_us", lambda fn: 50.0)
+    monkeypatch.setattr(run, "capture", fake_capture)
+    monkeypatch.setattr(run, "steady_us", fake_steady_us)
+    monkeypatch.setattr(run, "rotating_sets", lambda moved: 2)
+    monkeypatch.setattr(run, "make_inputs", lambda case, numel, arity, dtype, device, bool_first=False:
+                        [torch.empty(numel // 1024, 1024, dtype=dtype, device="meta") for _ in range(arity)])
+    monkeypatch.setattr(run, "same_bytes_copy", lambda moved, device: lambda: "copy")
+    monkeypatch.setattr(run, "kernel_copy", lambda moved, device: lambda: "copy")
+    monkeypatch.setattr(run, "check", lambda *a: None)
+    compiled = lambda name: lambda *a: ("comp", id(a[0]))  # noqa: E731
+    row = run.measure_row("add", "contiguous", torch.bfloat16, 24, compiled, copy_bw=3e12, device="cpu",
+                          steady_copy_bw=2.5e12)
+    assert sorted(graphs) == ["comp", "copy", "eager", "ours"]
+    assert all(len(set(launches)) == 2 for launches in graphs.values())
+    assert len(timed) == 4 * run.ROUNDS and timed[:4] != timed[4:8]
+    assert (row["steady tritonize us"], row["steady eager us"], row["steady torch.compile us"],
+            row["steady same-size copy us"]) == (36.0, 59.0, 37.0, 35.0)
+    assert row["steady tritonize % copy"] == pytest.approx(100 * row["bytes"] / 36e-6 / 2.5e12)
+    assert row["steady tritonize % copy, sectors"] == pytest.approx(row["steady tritonize % copy"])
+    assert row["steady tritonize % same-size copy"] == pytest.approx(100 * 35.0 / 36.0)
+    assert row["steady vs torch.compile"] == pytest.approx(37.0 / 36.0)
+    assert row["tritonize us"] == 50.0 and not any(key.startswith("graph") for key in row)
+    no_peak = run.measure_row("add", "contiguous", torch.bfloat16, 24, compiled, copy_bw=3e12, device="cpu")
+    below = run.measure_row("add", "contiguous", torch.bfloat16, 22, compiled, copy_bw=3e12, device="cpu",
+                            steady_copy_bw=2.5e12)
+    assert not any(key.startswith("steady") for key in list(no_peak) + list(below))
+
+
+def test_steady_us_is_the_median_trial_of_back_to_back_replays(monkeypatch):
+    """steady_us replays the graph once to warm it, once to size its trials (at least
+    STEADY_TRIAL_MS each), then `trials` times that many, and takes the median per launch."""
+    clock = {"ms": 0.0}
+    per_replay_ms = iter([None, 0.3, *([0.25] * 7 * 3), *([0.5] * 7), *([0.2] * 7)])
+
+    class Graph:
+        replays = 0
+
+        def replay(self):
+            self.replays += 1
+            step = next(per_replay_ms)
+            clock["ms"] += step or 0.0
+
+    class Event:
+        def __init__(self, enable_timing):
+            assert enable_timing
+
+        def record(self):
+            self.at = clock["ms"]
+
+        def synchronize(self):
+            pass
+
+        def elapsed_time(self, other):
+            return other.at - self.at
+
+    monkeypatch.setattr(torch.cuda, "Event", Event)
+    graph = Graph()
+    us = run.steady_us((graph, 4), trials=5)
+    replays = -(-run.STEADY_TRIAL_MS // 0.3)  # 7 for 2 ms
+    assert graph.replays == 2 + 5 * replays
+    assert us == pytest.approx(250 / 4)  # three trials of 0.25 ms replays, one of 0.5, one of 0.2
 
 
 @pytest.mark.parametrize("quick", [False, True])
@@ -173,6 +258,45 @@ def test_targets_say_what_holds_and_the_lowest_row(tmp_path):
     run.main(["--render", str(tmp_path / "run.json")])
     rendered = (tmp_path / "run.md").read_text()
     assert peak in rendered and compile_ in rendered and rendered.count("| add |") == len(rows)
+
+
+def test_back_to_back_rows_get_their_own_readings_and_table(tmp_path):
+    """Rows timed back to back add two readings of the copy target (of the back-to-back peak,
+    elements used and sectors moved) and a table of their own; runs without them have neither."""
+    def row(case, steady_percent, sector_factor=1.0):
+        return {"op": "add", "case": case, "dtype": "bfloat16", "numel": 2**24, "bytes": 3 * 2**25,
+                "sector bytes": int(3 * 2**25 * sector_factor), "tritonize us": 40.0, "eager us": 41.0,
+                "torch.compile us": 40.0, "same-size copy us": 39.0, "tritonize GB/s": 2500.0,
+                "tritonize % copy": 84.0, "tritonize % copy, sectors": 84.0 * sector_factor,
+                "tritonize % same-size copy": 97.0, "vs eager": 1.0, "vs torch.compile": 1.0,
+                "steady tritonize us": 36.0, "steady eager us": 72.0, "steady torch.compile us": 36.9,
+                "steady same-size copy us": 35.5, "steady tritonize % copy": steady_percent,
+                "steady tritonize % copy, sectors": steady_percent * sector_factor,
+                "steady tritonize % same-size copy": 98.6, "steady vs torch.compile": 36.9 / 36.0}
+    rows = [row("contiguous", 93.0), row("strided slices", 70.0, sector_factor=1.6)]
+    results = {"gpu": "GPU", "torch": "t", "triton": "tr", "tritonize": "0", "date": "d", "command": "c",
+               "copy GB/s": 3000.0, "steady copy GB/s": 2990.0, "rows": rows}
+    lines = run.target_lines(results)
+    steady = [line for line in lines if "back to back" in line]
+    assert len(steady) == 2
+    assert "lowest 70% (add, strided slices, bfloat16, 2^24); 1 of 2 rows under 90%" in steady[0]
+    assert steady[0].endswith("| no |") and steady[1].endswith("| yes |")
+    assert "lowest 93% (add, contiguous, bfloat16, 2^24); 0 of 2" in steady[1]
+    path = tmp_path / "latest.md"
+    run.write_markdown(results, path)
+    text = path.read_text()
+    assert "back to back (CUDA graphs of a copy kernel, no L2 flush): 2990 GB/s" in text
+    table = [line for line in text.split("Rows from 2^24 up, back to back")[1].splitlines() if line.startswith("| add")]
+    assert len(table) == 2 and all(line.count("|") == 15 for line in table)
+    assert table[1].startswith("| add | strided slices | bfloat16 | 2^24 | 36.0 | 72.0 | 36.9 | 35.5 | 2796 | 70% | "
+                               "112% | 99% | 2.00x | 1.02x |")
+    for r in rows:
+        for key in [k for k in r if k.startswith("steady")]:
+            del r[key]
+    del results["steady copy GB/s"]
+    assert not any("back to back" in line for line in run.target_lines(results))
+    run.write_markdown(results, path)
+    assert "back to back" not in path.read_text()
 
 
 def test_markdown_has_every_row_and_column(tmp_path):
