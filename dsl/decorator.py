@@ -322,7 +322,8 @@ class PointwiseFunction:
             opmath=all(rule.opmath for rule in self.promotion), tile=tile,
             result_dtypes=result_dtypes if result_dtypes != out_dtypes else (),  # out= of other dtypes
             evict_last=call.evict_last(device, tuple(sizes), tile, blocks),
-            broadcast_dims=call.broadcast_dims(inputs), unmasked=call.unmasked(tuple(sizes), tile, blocks))
+            broadcast_dims=call.broadcast_dims(inputs), unmasked=call.unmasked(tuple(sizes), tile, blocks),
+            dependent_launch=call.dependent_launch(device))
         if approximate is None and approximations.checkable(spec):
             approximate = self._approximate(spec, device)
         if approximate:

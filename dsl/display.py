@@ -246,6 +246,9 @@ def _runs_on(plan, spec) -> str:
             launch += " covering the elements exactly, so no masks"
     if plan.device.type == "cuda":
         kept = "; its loads ask the L2 to keep their lines (evict_last)" if spec.evict_last else ""
+        if spec.dependent_launch:
+            kept += ("; launched as a programmatic dependent (PDL) of the kernel before it, whose writes it "
+                     "waits for before its first load")
         return (f"{plan.device}, compiled by Triton (at the first launch of this specialization){launch}, "
                 f"{plan.warps} warps{kept}")
     return f"the CPU, through Triton's interpreter{launch}"

@@ -15,7 +15,7 @@ from tritonize.passes.lower_to_triton import Lowered, cast_value
 from tritonize.passes.type_rules import compute_dtype, dtype_name, triton_dtype
 
 # names the generated module defines at top level; user variables are renamed around them
-MODULE_NAMES = {"tl", "triton", "libdevice", "InterpretedFunction", "launch", "math"}
+MODULE_NAMES = {"tl", "triton", "libdevice", "tl_cuda", "InterpretedFunction", "launch", "math"}
 
 # Python bools travel as ints: Triton 3.6's interpreter cannot take a bool argument
 _SCALAR_ANNOTATION = {torch.float64: "tl.float64", torch.int64: "tl.int64", torch.bool: "tl.int64"}
@@ -80,6 +80,10 @@ class BuildKernel:
                 statements.append(assign(mask, expr("tid < n", tid=name(tid), n=name(num_tasks))))
             statements += self.decode(tid, index, sizes)
 
+        if spec.dependent_launch:
+            statements.append(comment("dependent launch: the kernel before this one may still be running; wait "
+                                      "until its writes are visible before the first load"))
+            statements.append(stmt("tl_cuda.gdc_wait()"))
         runs = spec.tile[2] if spec.tile else [False] * (len(tensors) + len(outputs))
         broadcast = dict(spec.broadcast_dims)
         for (param, pointer, strides), run in zip(tensors, runs):
@@ -95,6 +99,10 @@ class BuildKernel:
             if loaded_dtype != vtype.dtype:  # opmath: half types compute in float32
                 load = expr("v.to(D)", v=load, D=expr(triton_dtype(loaded_dtype)))
             statements.append(assign(param, load))
+        if spec.dependent_launch:
+            statements.append(comment("every load is issued: a dependent launch after this one may start; "
+                                      "it waits for these stores in its own gdc_wait"))
+            statements.append(stmt("tl_cuda.gdc_launch_dependents()"))
         for (param, arg) in scalars:
             vtype = next(p.vtype for p in spec.params if p.name == param)
             # Python numbers keep full width (float64/int64), as Python computes with them
@@ -229,6 +237,7 @@ def describe_spec(spec) -> str:
                         for param, dims in spec.broadcast_dims)
     kept = "; loads kept in L2 (evict_last)" if spec.evict_last else ""
     unmasked = "; no masks (the blocks cover the tasks exactly)" if spec.unmasked else ""
+    unmasked += "; dependent launch (PDL)" if spec.dependent_launch else ""
     # dsl/cli.py's `cache list` reads this line back: the params, outputs, index width and
     # device come first, in this order
     return (f"rank {spec.rank}, {'; '.join(parts)}; outputs: {outs}; "

@@ -69,6 +69,8 @@ class BuildModule:
             body.append(stmt("from triton.language.extra import libdevice"))
         elif not cuda:
             body.append(stmt("from triton.runtime.interpreter import InterpretedFunction"))
+        if cuda and spec.dependent_launch:
+            body.append(stmt("from triton.language.extra import cuda as tl_cuda"))
         helpers = {n for n in names_read if is_helper(n)}
         for helper in math_helpers(helpers):
             if cuda:
@@ -109,6 +111,8 @@ class BuildModule:
             # Python rounds every * and + on its own; contracting x * y - z into an fma made
             # p - p nonzero (its rounding error) for p = x * y. Composites call tl.math.fma.
             launch.keywords.append(ast.keyword(arg="enable_fp_fusion", value=ast.Constant(False)))
+            if self.spec.dependent_launch:  # the kernel's gdc_wait makes starting early safe
+                launch.keywords.append(ast.keyword(arg="launch_pdl", value=ast.Constant(True)))
         return ast.FunctionDef(
             name="launch",
             args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params], vararg=None,

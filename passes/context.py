@@ -78,6 +78,10 @@ class Specialization:
     # a flat launch whose blocks cover its tasks exactly (their number a multiple of BLOCK):
     # loads and stores take no mask, as inductor's kernels for sizes its block divides
     unmasked: bool = False
+    # launched as a programmatic dependent (PDL) of the kernel before it in the stream: waits
+    # for that kernel's writes before its first load, and lets the next kernel start launching
+    # after its last load (call.dependent_launch: Hopper and later)
+    dependent_launch: bool = False
 
     @property
     def block_names(self) -> tuple:

@@ -9,7 +9,7 @@ import types
 import pytest
 import torch
 
-from tritonize import Promotion, pointwise
+from tritonize import Promotion, call, pointwise
 from tritonize.display import SourceText, _cell_name
 
 
@@ -120,8 +120,9 @@ def test_a_debug_line_per_generated_module(device, caplog):
         logged(x)  # the same specialization: no second line
     records = [r for r in caplog.records if r.name == "tritonize"]
     assert len(records) == 1 and records[0].levelno == logging.DEBUG
+    dependent = "; dependent launch (PDL)" if call.dependent_launch(x.device) else ""  # Hopper GPUs
     assert records[0].getMessage() == (f"logged: generated {logged.source_path(x)} (rank 1, x: float32 tensor; "
-                                       f"outputs: float32; int32 indexing; {device})")
+                                       f"outputs: float32; int32 indexing; {device}{dependent})")
 
 
 def test_print_code_prints_each_generated_module(device, monkeypatch, capsys):

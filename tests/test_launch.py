@@ -234,3 +234,106 @@ def test_steady_calls_allocate_and_launch_right_in_every_variant():
     # the steady path converts its numbers as the first call does: out of int64 is refused
     with pytest.raises(tritonize.CallError, match="does not fit in int64"):
         mixed(2**64, x, x)
+
+
+def test_dependent_launch_is_chosen_for_hopper_cuda_devices_only(monkeypatch):
+    """call.dependent_launch: CUDA devices of compute capability 9 and up, never the CPU, and
+    TRITONIZE_DEPENDENT_LAUNCH=0 turns it off."""
+    from tritonize import call
+
+    capability = {"now": (9, 0)}
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: capability["now"])
+    for found, expected in (((9, 0), True), ((10, 0), True), ((8, 9), False)):
+        capability["now"] = found
+        call._hopper_with_grid_dependency_ops.cache_clear()
+        assert call.dependent_launch(torch.device("cuda", 0)) is expected, found
+    assert call.dependent_launch(torch.device("cpu")) is False
+    capability["now"] = (9, 0)
+    call._hopper_with_grid_dependency_ops.cache_clear()
+    monkeypatch.setenv("TRITONIZE_DEPENDENT_LAUNCH", "0")
+    assert call.dependent_launch(torch.device("cuda", 0)) is False
+    call._hopper_with_grid_dependency_ops.cache_clear()
+
+
+def test_a_dependent_kernel_waits_before_its_first_load_and_releases_after_its_last():
+    """Generated CUDA modules with dependent_launch: gdc_wait comes before every load and store
+    and gdc_launch_dependents after every load and before every store, and the launch asks for
+    PDL; without it, none of the three appear."""
+    import ast
+    import dataclasses
+
+    from tritonize import pointwise
+    from tritonize.passes import generate_module
+
+    @pointwise
+    def two(a, b, k: float = 2.0):
+        t = a * k
+        return t + b, t - b
+
+    @pointwise
+    def scaled(x, k: float):
+        return x * k
+
+    calls = [(two, (torch.randn(4, 5), torch.randn(5))), (two, (torch.randn(4, 5).t(), torch.randn(5, 4))),
+             (scaled, (torch.tensor(3.0), 2.0)), (scaled, (torch.randn(64), 2.0))]
+    for function, args in calls:
+        _, spec = function.plan(args, {}, None)
+        for on in (True, False):
+            source = generate_module(function._ctx, dataclasses.replace(spec, device_type="cuda", dependent_launch=on),
+                                     "TEST")
+            kernel = next(node for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)
+                          and node.name.endswith("_kernel"))
+            order = [ast.unparse(node.func) for node in ast.walk(kernel) if isinstance(node, ast.Call)
+                     and ast.unparse(node.func) in ("tl.load", "tl.store", "tl_cuda.gdc_wait",
+                                                    "tl_cuda.gdc_launch_dependents")]
+            if not on:
+                assert not any(name.startswith("tl_cuda") for name in order) and "launch_pdl" not in source
+                continue
+            wait, release = order.index("tl_cuda.gdc_wait"), order.index("tl_cuda.gdc_launch_dependents")
+            loads = [i for i, name in enumerate(order) if name == "tl.load"]
+            stores = [i for i, name in enumerate(order) if name == "tl.store"]
+            assert order.count("tl_cuda.gdc_wait") == order.count("tl_cuda.gdc_launch_dependents") == 1
+            assert stores and all(wait < i for i in loads + stores) and wait < release
+            assert all(i < release for i in loads) and all(release < i for i in stores)
+            assert "launch_pdl=True" in source and "dependent launch (PDL)" in source
+
+
+@needs_cuda
+def test_dependent_launches_see_the_writes_of_the_kernels_before_them():
+    """On a GPU with dependent launch, chains of kernels where each reads what the one before
+    wrote (tritonize after tritonize, after torch, before torch, and replayed as a CUDA graph)
+    give exactly torch's results: each kernel's gdc_wait holds its loads until the writes
+    before it are visible."""
+    from tritonize import call, pointwise
+
+    @pointwise
+    def step(a, b):
+        return a * 0.5 + b
+
+    a = torch.randn(2**22, device="cuda")
+    b = torch.randn(2**22, device="cuda")
+    expected, got = a.clone(), a.clone()
+    for _ in range(30):
+        expected = expected * 0.5 + b
+        got = step(got, b)
+    assert torch.equal(got, expected)
+    for _ in range(10):  # torch writes, tritonize reads; tritonize writes, torch reads
+        expected = (expected * 0.5 + b).mul(3.0)
+        got = step(got, b).mul(3.0)
+        got.add_(1.0)
+        expected.add_(1.0)
+    assert torch.equal(got, expected)
+    spec = next(iter(step._modules))
+    assert spec.dependent_launch is call.dependent_launch(a.device)
+    static_in, static_b = a.clone(), b.clone()
+    graph = torch.cuda.CUDAGraph()
+    step(static_in, static_b)  # compiled and memoized before the capture
+    with torch.cuda.graph(graph):
+        chained = static_in
+        for _ in range(8):
+            chained = step(chained, static_b)
+    graph.replay()
+    reference = a.clone()
+    for _ in range(8):
+        reference = reference * 0.5 + b
+    assert torch.equal(chained, reference)
