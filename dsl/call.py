@@ -435,13 +435,15 @@ def device_threads(device: torch.device) -> int:
 
 def dependent_launch(device: torch.device) -> bool:
     """Whether kernels on `device` launch as programmatic dependents (PDL) of the kernel before
-    them in the stream: CUDA devices of compute capability 9 and up (Hopper on), where this
-    Triton has the grid-dependency ops; TRITONIZE_DEPENDENT_LAUNCH=0 turns it off. Such a kernel
-    may start while the one before it finishes, and waits for that one's writes before its first
-    load (passes/build_kernel.py)."""
-    # benchmarks/experiments/pdl.py on an H100, a bfloat16 row-broadcast add launched back to
-    # back as a CUDA graph: 14% faster at 2^20, 5.6% at 2^22, 1.7% at 2^24
-    if device.type != "cuda" or os.environ.get("TRITONIZE_DEPENDENT_LAUNCH", "1").strip() == "0":
+    them in the stream: only where TRITONIZE_DEPENDENT_LAUNCH=1 asks for it, on CUDA devices of
+    compute capability 9 and up (Hopper on) whose Triton has the grid-dependency ops. Such a
+    kernel may start while the one before it finishes, and waits for that one's writes before its
+    first load (passes/build_kernel.py)."""
+    # Off unless asked for: it is a trade, not a win. On an H100 as CUDA graphs of launches at
+    # 2^20, a bfloat16 add and float32 sigmoid took 4-8% less time, bfloat16 sigmoid and gelu 18-32% more
+    # (benchmarks/experiments/pdl_unary.py); benchmarks.run with it on put 16-bit silu and sigmoid
+    # at 0.85-0.87x torch.compile there (results/dependent_launch_h100.md)
+    if device.type != "cuda" or os.environ.get("TRITONIZE_DEPENDENT_LAUNCH", "0").strip() != "1":
         return False
     return _hopper_with_grid_dependency_ops(device)
 

@@ -236,11 +236,12 @@ def test_steady_calls_allocate_and_launch_right_in_every_variant():
         mixed(2**64, x, x)
 
 
-def test_dependent_launch_is_chosen_for_hopper_cuda_devices_only(monkeypatch):
-    """call.dependent_launch: CUDA devices of compute capability 9 and up, never the CPU, and
-    TRITONIZE_DEPENDENT_LAUNCH=0 turns it off."""
+def test_dependent_launch_is_asked_for_and_on_hopper_cuda_devices_only(monkeypatch):
+    """call.dependent_launch: off unless TRITONIZE_DEPENDENT_LAUNCH=1, and then on CUDA devices of
+    compute capability 9 and up, never the CPU."""
     from tritonize import call
 
+    monkeypatch.setenv("TRITONIZE_DEPENDENT_LAUNCH", "1")
     capability = {"now": (9, 0)}
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: capability["now"])
     for found, expected in (((9, 0), True), ((10, 0), True), ((8, 9), False)):
@@ -250,8 +251,11 @@ def test_dependent_launch_is_chosen_for_hopper_cuda_devices_only(monkeypatch):
     assert call.dependent_launch(torch.device("cpu")) is False
     capability["now"] = (9, 0)
     call._hopper_with_grid_dependency_ops.cache_clear()
-    monkeypatch.setenv("TRITONIZE_DEPENDENT_LAUNCH", "0")
-    assert call.dependent_launch(torch.device("cuda", 0)) is False
+    for off in ("0", ""):
+        monkeypatch.setenv("TRITONIZE_DEPENDENT_LAUNCH", off)
+        assert call.dependent_launch(torch.device("cuda", 0)) is False
+    monkeypatch.delenv("TRITONIZE_DEPENDENT_LAUNCH")
+    assert call.dependent_launch(torch.device("cuda", 0)) is False  # the default
     call._hopper_with_grid_dependency_ops.cache_clear()
 
 
@@ -299,12 +303,14 @@ def test_a_dependent_kernel_waits_before_its_first_load_and_releases_after_its_l
 
 
 @needs_cuda
-def test_dependent_launches_see_the_writes_of_the_kernels_before_them():
-    """On a GPU with dependent launch, chains of kernels where each reads what the one before
-    wrote (tritonize after tritonize, after torch, before torch, and replayed as a CUDA graph)
-    give exactly torch's results: each kernel's gdc_wait holds its loads until the writes
-    before it are visible."""
+def test_dependent_launches_see_the_writes_of_the_kernels_before_them(monkeypatch):
+    """With TRITONIZE_DEPENDENT_LAUNCH=1 (on a Hopper GPU: dependent launch), chains of kernels
+    where each reads what the one before wrote (tritonize after tritonize, after torch, before
+    torch, and replayed as a CUDA graph) give exactly torch's results: each kernel's gdc_wait
+    holds its loads until the writes before it are visible."""
     from tritonize import call, pointwise
+
+    monkeypatch.setenv("TRITONIZE_DEPENDENT_LAUNCH", "1")
 
     @pointwise
     def step(a, b):
@@ -325,6 +331,7 @@ def test_dependent_launches_see_the_writes_of_the_kernels_before_them():
     assert torch.equal(got, expected)
     spec = next(iter(step._modules))
     assert spec.dependent_launch is call.dependent_launch(a.device)
+    assert spec.dependent_launch is (torch.cuda.get_device_capability(a.device)[0] >= 9)  # what was tested
     static_in, static_b = a.clone(), b.clone()
     graph = torch.cuda.CUDAGraph()
     step(static_in, static_b)  # compiled and memoized before the capture

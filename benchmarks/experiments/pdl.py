@@ -3,8 +3,8 @@ A hand-written flat add (`a + b`, b a broadcast row or a full tensor), launched 
 in benchmarks.run's steady_times, without PDL and with it: every variant waits (gdc_wait) for the
 launch before it to finish before touching memory, and differs in when it lets the next launch
 start (gdc_launch_dependents): only at its end (implicitly), after its loads, or at its start.
-Then tritonize's own add, whose kernels launch as dependents on Hopper (call.dependent_launch),
-with that and without it.
+Then tritonize's own add with TRITONIZE_DEPENDENT_LAUNCH=1 (its kernels launch as dependents on
+Hopper, call.dependent_launch) and without.
 
     python -m benchmarks.experiments.pdl
 """

@@ -1,0 +1,80 @@
+"""Why did dependent launch slow 16-bit sigmoid, silu and gelu at 2^20 as CUDA graphs (2.9 ->
+3.8 us in benchmarks.run) while it sped adds up? tritonize's own kernels, each made by a fresh
+@pointwise function while TRITONIZE_DEPENDENT_LAUNCH is set to one of three ways: off; on, the
+next launch released after our loads (gdc_launch_dependents, as generated); on, with that call
+taken out of the generated kernel so the next launch starts when ours ends. Timed back to back
+(steady_us) and as benchmarks.run's graphs (replay_us after do_bench's flush).
+
+    python -m benchmarks.experiments.pdl_unary
+"""
+import math
+import os
+
+import torch
+
+from benchmarks import run
+from benchmarks.experiments import header
+from tritonize import pointwise
+from tritonize.passes import build_kernel
+
+
+def sigmoid(x):
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+def gelu(x):
+    return 0.5 * x * (1.0 + math.erf(x * 0.7071067811865476))
+
+
+def add(a, b):
+    return a + b
+
+
+WAYS = ("off", "released after loads", "released at the end")
+
+
+def made(function, way):
+    """A fresh @pointwise of `function` planned the way asked (its first call plans it)."""
+    os.environ["TRITONIZE_DEPENDENT_LAUNCH"] = "0" if way == "off" else "1"
+    return pointwise(function)
+
+
+def main():
+    print(header("pdl_unary"), flush=True)
+    original_stmt = build_kernel.stmt
+    for function, dtype, exponent in ((sigmoid, torch.bfloat16, 20), (gelu, torch.bfloat16, 20),
+                                      (sigmoid, torch.float32, 20), (add, torch.bfloat16, 20),
+                                      (sigmoid, torch.bfloat16, 22)):
+        n = 2**exponent
+        arity = function.__code__.co_argcount
+        moved = (arity + 1) * n * torch.tensor([], dtype=dtype).element_size()
+        sets = [[torch.randn(n, device="cuda").to(dtype) for _ in range(arity)] for _ in range(run.rotating_sets(moved))]
+        measures, specs = {}, {}
+        for way in WAYS:
+            if way == "released at the end":  # the generated kernel without its gdc_launch_dependents
+                build_kernel.stmt = lambda text, **values: original_stmt(
+                    "pass" if text == "tl_cuda.gdc_launch_dependents()" else text, **values)
+            compiled = made(function, way)
+            reference = function.__name__ == "add" and (sets[0][0].float() + sets[0][1].float()).to(dtype)
+            got = compiled(*sets[0])
+            if function.__name__ == "add":
+                assert torch.equal(got, reference)
+            build_kernel.stmt = original_stmt
+            spec = next(iter(compiled._modules))
+            source = compiled.source(*sets[0])
+            specs[way] = (f"dependent_launch={spec.dependent_launch}, approximate={spec.approximate}, "
+                          f"releases={'gdc_launch_dependents' in source}")
+            calls = [lambda x=x, f=compiled: f(*x) for x in sets]
+            steady, graph = run.capture(calls, keep_outputs=True), run.capture(calls)
+            measures[way, "back to back"] = lambda g=steady: run.steady_us(g)
+            measures[way, "graphs after a flush"] = lambda g=graph: run.replay_us(g)
+        os.environ.pop("TRITONIZE_DEPENDENT_LAUNCH")
+        best = run.best_in_turn(measures, run.ROUNDS)
+        print(f"{function.__name__} | {str(dtype)[6:]} | 2^{exponent}", flush=True)
+        for way in WAYS:
+            print(f"  {way:22s} back to back {best[way, 'back to back']:.2f} us, graphs after a flush "
+                  f"{best[way, 'graphs after a flush']:.2f} us  ({specs[way]})", flush=True)
+
+
+if __name__ == "__main__":
+    main()
