@@ -414,7 +414,7 @@ def launch_shape(device: torch.device, sizes: tuple, tile, costly_math: bool = F
         # 1024 with 4 by 0.4-12%, but for bfloat16 at 2^24 (1.3% slower; tune_gather_h*.txt)
         if gathered:
             return (CUDA_GATHER_BLOCK,), CUDA_GATHER_WARPS
-        if costly_math and math.prod(sizes) <= 4 * device_threads(device):
+        if small_costly_blocks(device, sizes, costly_math):
             return (CUDA_SMALL_COSTLY_BLOCK,), CUDA_WARPS
         return (CUDA_BLOCK,), CUDA_WARPS
     return (min(CPU_MAX_BLOCK, max(16, _next_power_of_two(math.prod(sizes)))),), 1
@@ -433,17 +433,30 @@ def device_threads(device: torch.device) -> int:
     return properties.multi_processor_count * properties.max_threads_per_multi_processor
 
 
-def dependent_launch(device: torch.device) -> bool:
-    """Whether kernels on `device` launch as programmatic dependents (PDL) of the kernel before
-    them in the stream: only where TRITONIZE_DEPENDENT_LAUNCH=1 asks for it, on CUDA devices of
-    compute capability 9 and up (Hopper on) whose Triton has the grid-dependency ops. Such a
-    kernel may start while the one before it finishes, and waits for that one's writes before its
-    first load (passes/build_kernel.py)."""
-    # Off unless asked for: it is a trade, not a win. On an H100 as CUDA graphs of launches at
-    # 2^20, a bfloat16 add and float32 sigmoid took 4-8% less time, bfloat16 sigmoid and gelu 18-32% more
-    # (benchmarks/experiments/pdl_unary.py); benchmarks.run with it on put 16-bit silu and sigmoid
-    # at 0.85-0.87x torch.compile there (results/dependent_launch_h100.md)
-    if device.type != "cuda" or os.environ.get("TRITONIZE_DEPENDENT_LAUNCH", "0").strip() != "1":
+def small_costly_blocks(device: torch.device, sizes: tuple, costly_math: bool) -> bool:
+    """Does a flat CUDA launch of a kernel with costly math take CUDA_SMALL_COSTLY_BLOCK: its
+    elements fit in one wave of the device's threads at 4 per thread?"""
+    return costly_math and math.prod(sizes) <= 4 * device_threads(device)
+
+
+def dependent_launch(device: torch.device, sizes: tuple = (), tile=None, costly_math: bool = False,
+                     gathered: bool = False, element_bytes: int = 4) -> bool:
+    """Whether a launch's kernel starts as a programmatic dependent (PDL) of the kernel before it
+    in the stream: on CUDA devices of compute capability 9 and up (Hopper on) whose Triton has
+    the grid-dependency ops, unless TRITONIZE_DEPENDENT_LAUNCH=0. Such a kernel may start while
+    the one before it finishes, waits for that one's writes before its first load, and lets the
+    next one start after its last (passes/build_kernel.py). Not for 16-bit kernels with costly
+    math in small blocks (small_costly_blocks) over more than half a wave of programs."""
+    # benchmarks/experiments/pdl_sweep.py on an H100, tritonize's kernels as CUDA graphs of
+    # launches back to back (results/experiment_pdl_sweep_h100.txt): adds, sigmoid, gelu and
+    # silu_and_mul in float32 and 16-bit ran 1.25-1.30x as fast at 2^16, 1.09-1.16x at 2^19,
+    # 1.04-1.14x at 2^21, 1.02-1.05x at 2^22 and 1.00-1.02x at 2^24; at 2^20 1.07-1.11x, but
+    # 16-bit sigmoid and gelu (2048 blocks of 512, about one wave) 0.92-0.93x, which this rule
+    # leaves out. Single launches after do_bench's flush: 0.97-1.00x (experiment_pdl_h100.txt)
+    if device.type != "cuda" or os.environ.get("TRITONIZE_DEPENDENT_LAUNCH", "1").strip() == "0":
+        return False
+    if (tile is None and not gathered and element_bytes <= NARROW_ELEMENT_BYTES
+            and small_costly_blocks(device, sizes, costly_math) and math.prod(sizes) > 2 * device_threads(device)):
         return False
     return _hopper_with_grid_dependency_ops(device)
 

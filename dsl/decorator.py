@@ -309,9 +309,9 @@ class PointwiseFunction:
         tile = call.choose_tile(sizes, merged[:len(inputs)])
         if tile is not None:  # which operands (inputs, then outputs) see the dims after p as one run
             tile = (*tile, tuple(call.runs_together(sizes, strides, tile[0]) for strides in merged))
-        blocks, warps = call.launch_shape(device, tuple(sizes), tile, self._costly_math,
-                                          gathered=tile is None and call.gathers(merged[:len(inputs)]),
-                                          element_bytes=call.line_bytes(operands))
+        gathered, element_bytes = tile is None and call.gathers(merged[:len(inputs)]), call.line_bytes(operands)
+        blocks, warps = call.launch_shape(device, tuple(sizes), tile, self._costly_math, gathered=gathered,
+                                          element_bytes=element_bytes)
         index_dtype = torch.int32 if call.fits_int32(sizes, merged, math.prod(blocks)) else torch.int64
         plan = call.CallPlan(shape, device, vtypes, kernel_values, inputs, outputs, tuple(sizes), index_dtype,
                              blocks, warps)
@@ -323,7 +323,8 @@ class PointwiseFunction:
             result_dtypes=result_dtypes if result_dtypes != out_dtypes else (),  # out= of other dtypes
             evict_last=call.evict_last(device, tuple(sizes), tile, blocks),
             broadcast_dims=call.broadcast_dims(inputs), unmasked=call.unmasked(tuple(sizes), tile, blocks),
-            dependent_launch=call.dependent_launch(device))
+            dependent_launch=call.dependent_launch(device, tuple(sizes), tile, self._costly_math, gathered,
+                                                   element_bytes))
         if approximate is None and approximations.checkable(spec):
             approximate = self._approximate(spec, device)
         if approximate:

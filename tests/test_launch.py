@@ -236,26 +236,40 @@ def test_steady_calls_allocate_and_launch_right_in_every_variant():
         mixed(2**64, x, x)
 
 
-def test_dependent_launch_is_asked_for_and_on_hopper_cuda_devices_only(monkeypatch):
-    """call.dependent_launch: off unless TRITONIZE_DEPENDENT_LAUNCH=1, and then on CUDA devices of
-    compute capability 9 and up, never the CPU."""
+def test_dependent_launch_is_chosen_for_hopper_cuda_devices_only(monkeypatch):
+    """call.dependent_launch: CUDA devices of compute capability 9 and up, never the CPU, unless
+    TRITONIZE_DEPENDENT_LAUNCH=0; and not for 16-bit costly kernels in small blocks over more than
+    half a wave (the one case pdl_sweep found slower)."""
     from tritonize import call
 
-    monkeypatch.setenv("TRITONIZE_DEPENDENT_LAUNCH", "1")
+    monkeypatch.delenv("TRITONIZE_DEPENDENT_LAUNCH", raising=False)
+    monkeypatch.setattr(call, "device_threads", lambda device: 132 * 2048)  # an H100
     capability = {"now": (9, 0)}
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: capability["now"])
+    gpu = torch.device("cuda", 0)
     for found, expected in (((9, 0), True), ((10, 0), True), ((8, 9), False)):
         capability["now"] = found
         call._hopper_with_grid_dependency_ops.cache_clear()
-        assert call.dependent_launch(torch.device("cuda", 0)) is expected, found
-    assert call.dependent_launch(torch.device("cpu")) is False
+        assert call.dependent_launch(gpu, (2**20,)) is expected, found
+    assert call.dependent_launch(torch.device("cpu"), (2**20,)) is False
     capability["now"] = (9, 0)
     call._hopper_with_grid_dependency_ops.cache_clear()
-    for off in ("0", ""):
+    # (sizes, tile, costly math, gathered, element bytes) -> dependent launch
+    cases = {((2**20,), None, True, False, 2): False,  # 2048 blocks of 512: about a wave
+             ((1024, 1024), None, True, False, 1): False,
+             ((2**19,), None, True, False, 2): True,  # half a wave
+             ((2**21,), None, True, False, 2): True,  # blocks of 1024
+             ((2**20,), None, True, False, 4): True,  # float32
+             ((2**20,), None, False, False, 2): True,  # light math
+             ((2**20,), None, True, True, 2): True,  # gathered: blocks of CUDA_GATHER_BLOCK
+             ((1024, 1024), (0, 1, (True, False)), True, False, 2): True}  # tiles
+    assert call.small_costly_blocks(gpu, (1024, 1024), True) and not call.small_costly_blocks(gpu, (2**21,), True)
+    assert not call.small_costly_blocks(gpu, (2**20,), False)
+    for (sizes, tile, costly, gathered, width), expected in cases.items():
+        assert call.dependent_launch(gpu, sizes, tile, costly, gathered, width) is expected, (sizes, tile, costly)
+    for off in ("0", " 0 "):
         monkeypatch.setenv("TRITONIZE_DEPENDENT_LAUNCH", off)
-        assert call.dependent_launch(torch.device("cuda", 0)) is False
-    monkeypatch.delenv("TRITONIZE_DEPENDENT_LAUNCH")
-    assert call.dependent_launch(torch.device("cuda", 0)) is False  # the default
+        assert call.dependent_launch(gpu, (2**20,)) is False
     call._hopper_with_grid_dependency_ops.cache_clear()
 
 
@@ -304,13 +318,13 @@ def test_a_dependent_kernel_waits_before_its_first_load_and_releases_after_its_l
 
 @needs_cuda
 def test_dependent_launches_see_the_writes_of_the_kernels_before_them(monkeypatch):
-    """With TRITONIZE_DEPENDENT_LAUNCH=1 (on a Hopper GPU: dependent launch), chains of kernels
-    where each reads what the one before wrote (tritonize after tritonize, after torch, before
-    torch, and replayed as a CUDA graph) give exactly torch's results: each kernel's gdc_wait
-    holds its loads until the writes before it are visible."""
+    """On a Hopper GPU (dependent launch), chains of kernels where each reads what the one
+    before wrote (tritonize after tritonize, after torch, before torch, and replayed as a CUDA
+    graph) give exactly torch's results: each kernel's gdc_wait holds its loads until the writes
+    before it are visible."""
     from tritonize import call, pointwise
 
-    monkeypatch.setenv("TRITONIZE_DEPENDENT_LAUNCH", "1")
+    monkeypatch.delenv("TRITONIZE_DEPENDENT_LAUNCH", raising=False)
 
     @pointwise
     def step(a, b):
