@@ -442,18 +442,21 @@ def small_costly_blocks(device: torch.device, sizes: tuple, costly_math: bool) -
 def dependent_launch(device: torch.device, sizes: tuple = (), tile=None, costly_math: bool = False,
                      gathered: bool = False, element_bytes: int = 4) -> bool:
     """Whether a launch's kernel starts as a programmatic dependent (PDL) of the kernel before it
-    in the stream: on CUDA devices of compute capability 9 and up (Hopper on) whose Triton has
-    the grid-dependency ops, unless TRITONIZE_DEPENDENT_LAUNCH=0. Such a kernel may start while
-    the one before it finishes, waits for that one's writes before its first load, and lets the
-    next one start after its last (passes/build_kernel.py). Not for 16-bit kernels with costly
-    math in small blocks (small_costly_blocks) over more than half a wave of programs."""
+    in the stream: where TRITONIZE_DEPENDENT_LAUNCH=1 asks for it, on CUDA devices of compute
+    capability 9 and up (Hopper on) whose Triton has the grid-dependency ops. Such a kernel may
+    start while the one before it finishes, waits for that one's writes before its first load,
+    and lets the next one start after its last (passes/build_kernel.py). Not for 16-bit kernels
+    with costly math in small blocks (small_costly_blocks) over more than half a wave of programs."""
     # benchmarks/experiments/pdl_sweep.py on an H100, tritonize's kernels as CUDA graphs of
     # launches back to back (results/experiment_pdl_sweep_h100.txt): adds, sigmoid, gelu and
     # silu_and_mul in float32 and 16-bit ran 1.25-1.30x as fast at 2^16, 1.09-1.16x at 2^19,
     # 1.04-1.14x at 2^21, 1.02-1.05x at 2^22 and 1.00-1.02x at 2^24; at 2^20 1.07-1.11x, but
     # 16-bit sigmoid and gelu (2048 blocks of 512, about one wave) 0.92-0.93x, which this rule
-    # leaves out. Single launches after do_bench's flush: 0.97-1.00x (experiment_pdl_h100.txt)
-    if device.type != "cuda" or os.environ.get("TRITONIZE_DEPENDENT_LAUNCH", "1").strip() == "0":
+    # leaves out. Single launches after do_bench's flush: 0.97-1.00x (experiment_pdl_h100.txt).
+    # Off unless asked for, since it is still a trade: bfloat16 broadcast adds at 2^22 ran 4.6%
+    # faster back to back but 4.3% slower as benchmarks.run's graphs, 0.934x torch.compile there
+    # (experiment_pdl_broadcast_h100.txt, results/dependent_launch_h100.md)
+    if device.type != "cuda" or os.environ.get("TRITONIZE_DEPENDENT_LAUNCH", "0").strip() != "1":
         return False
     if (tile is None and not gathered and element_bytes <= NARROW_ELEMENT_BYTES
             and small_costly_blocks(device, sizes, costly_math) and math.prod(sizes) > 2 * device_threads(device)):

@@ -1,8 +1,8 @@
 """Golden generated modules: unary, broadcast binary, if/else, helper, two outputs.
 
 Refresh after an intended change with `TRITONIZE_UPDATE_GOLDEN=1 python -m pytest tests/test_golden.py`
-and read the diff. Generated for a Hopper GPU (CUDA: libdevice, dependent launch), so the files
-show what an H100 runs; the source path in each header is reduced to the file name.
+and read the diff. Generated for CUDA (libdevice), so the files show what a GPU runs; the
+source path in each header is reduced to the file name.
 """
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def generated(name) -> str:
     fn, make_args = CASES[name]
     compiled = pointwise(fn)
     _, spec = compiled.plan(make_args(), {}, None)
-    spec = dataclasses.replace(spec, device_type="cuda", dependent_launch=True)
+    spec = dataclasses.replace(spec, device_type="cuda")
     source = generate_module(compiled._ctx, spec, "GOLDEN")
     return re.sub(r"(# source: )\S*/", r"\1", source)
 

@@ -236,13 +236,13 @@ def test_steady_calls_allocate_and_launch_right_in_every_variant():
         mixed(2**64, x, x)
 
 
-def test_dependent_launch_is_chosen_for_hopper_cuda_devices_only(monkeypatch):
-    """call.dependent_launch: CUDA devices of compute capability 9 and up, never the CPU, unless
-    TRITONIZE_DEPENDENT_LAUNCH=0; and not for 16-bit costly kernels in small blocks over more than
-    half a wave (the one case pdl_sweep found slower)."""
+def test_dependent_launch_is_asked_for_and_on_hopper_cuda_devices_only(monkeypatch):
+    """call.dependent_launch: off unless TRITONIZE_DEPENDENT_LAUNCH=1; then CUDA devices of
+    compute capability 9 and up, never the CPU, and not 16-bit costly kernels in small blocks
+    over more than half a wave (the one case pdl_sweep found slower)."""
     from tritonize import call
 
-    monkeypatch.delenv("TRITONIZE_DEPENDENT_LAUNCH", raising=False)
+    monkeypatch.setenv("TRITONIZE_DEPENDENT_LAUNCH", "1")
     monkeypatch.setattr(call, "device_threads", lambda device: 132 * 2048)  # an H100
     capability = {"now": (9, 0)}
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: capability["now"])
@@ -267,9 +267,11 @@ def test_dependent_launch_is_chosen_for_hopper_cuda_devices_only(monkeypatch):
     assert not call.small_costly_blocks(gpu, (2**20,), False)
     for (sizes, tile, costly, gathered, width), expected in cases.items():
         assert call.dependent_launch(gpu, sizes, tile, costly, gathered, width) is expected, (sizes, tile, costly)
-    for off in ("0", " 0 "):
+    for off in ("0", " 0 ", ""):
         monkeypatch.setenv("TRITONIZE_DEPENDENT_LAUNCH", off)
         assert call.dependent_launch(gpu, (2**20,)) is False
+    monkeypatch.delenv("TRITONIZE_DEPENDENT_LAUNCH")
+    assert call.dependent_launch(gpu, (2**20,)) is False  # the default
     call._hopper_with_grid_dependency_ops.cache_clear()
 
 
@@ -318,13 +320,13 @@ def test_a_dependent_kernel_waits_before_its_first_load_and_releases_after_its_l
 
 @needs_cuda
 def test_dependent_launches_see_the_writes_of_the_kernels_before_them(monkeypatch):
-    """On a Hopper GPU (dependent launch), chains of kernels where each reads what the one
-    before wrote (tritonize after tritonize, after torch, before torch, and replayed as a CUDA
-    graph) give exactly torch's results: each kernel's gdc_wait holds its loads until the writes
-    before it are visible."""
+    """With TRITONIZE_DEPENDENT_LAUNCH=1 on a Hopper GPU (dependent launch), chains of kernels
+    where each reads what the one before wrote (tritonize after tritonize, after torch, before
+    torch, and replayed as a CUDA graph) give exactly torch's results: each kernel's gdc_wait
+    holds its loads until the writes before it are visible."""
     from tritonize import call, pointwise
 
-    monkeypatch.delenv("TRITONIZE_DEPENDENT_LAUNCH", raising=False)
+    monkeypatch.setenv("TRITONIZE_DEPENDENT_LAUNCH", "1")
 
     @pointwise
     def step(a, b):
