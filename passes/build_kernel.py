@@ -237,11 +237,12 @@ def describe_spec(spec) -> str:
                         for param, dims in spec.broadcast_dims)
     kept = "; loads kept in L2 (evict_last)" if spec.evict_last else ""
     unmasked = "; no masks (the blocks cover the tasks exactly)" if spec.unmasked else ""
-    unmasked += "; dependent launch (PDL)" if spec.dependent_launch else ""
+    dependent = "; dependent launch (PDL)" if spec.dependent_launch else ""
     # dsl/cli.py's `cache list` reads this line back: the params, outputs, index width and
     # device come first, in this order
     return (f"rank {spec.rank}, {'; '.join(parts)}; outputs: {outs}; "
-            f"{dtype_name(spec.index_dtype)} indexing; {spec.device_type}{broadcast}{approximated}{kept}{unmasked}")
+            f"{dtype_name(spec.index_dtype)} indexing; {spec.device_type}{broadcast}{approximated}{kept}{unmasked}"
+            f"{dependent}")
 
 
 def _python_kind(dtype):

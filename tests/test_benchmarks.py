@@ -77,30 +77,42 @@ def test_row_takes_the_best_round_and_derives_its_columns(monkeypatch):
     assert not any(key.startswith("graph") for key in row)  # 2^12: below the graph-timed sizes
 
 
-def test_rows_from_2e20_to_2e22_are_also_timed_as_graphs(monkeypatch):
-    """graph_times: each system's graph launches it once on each of several distinct input
-    sets, the replays take turns over the rounds, and the ratios come from the best rounds."""
-    per_round = {"ours": [4.5, 4.0, 4.2], "eager": [6.0, 6.5, 6.1], "comp": [5.2, 5.1, 5.0]}
-    graphs, replayed = {}, []
+def fake_graph_timing(monkeypatch, per_round: dict, timer: str, keep_outputs: bool, sets: int) -> tuple:
+    """Patch benchmarks.run so that a row's CUDA graphs only record their launches (label ->
+    the id of each launch's first input, or of each copy), `timer` ("replay_us" or "steady_us")
+    answers from `per_round` (label -> one time per round), each input set comes `sets` times
+    and nothing is checked. Returns (graphs, the labels in the order they were timed)."""
+    graphs, timed = {}, []
 
     def fake_capture(calls, keep_outputs=False):
-        assert not keep_outputs  # as an op's calls in a program: each output freed for the next
-        launched = [call() for call in calls]  # (system, id of the first input)
-        graphs[launched[0][0]] = [first for _, first in launched]
-        return launched[0][0]
+        assert keep_outputs is expected_keep
+        launched = [call() for call in calls]  # (system, id of the first input), or "copy"
+        label = launched[0][0] if isinstance(launched[0], tuple) else "copy"
+        graphs[label] = [id(c) for c in calls] if label == "copy" else [first for _, first in launched]
+        return label
 
-    def fake_replay_us(system):
-        replayed.append(system)
-        return per_round[system][replayed.count(system) - 1]
+    def fake_timer(label):
+        timed.append(label)
+        return per_round[label][timed.count(label) - 1]
 
+    expected_keep = keep_outputs
     monkeypatch.setitem(OPS, "add", OPS["add"]._replace(ours=lambda *a: ("ours", id(a[0])),
                                                         eager=lambda *a: ("eager", id(a[0]))))
-    monkeypatch.setattr(run, "median_us", lambda fn: 1.0)
     monkeypatch.setattr(run, "capture", fake_capture)
-    monkeypatch.setattr(run, "replay_us", fake_replay_us)
-    monkeypatch.setattr(run, "rotating_sets", lambda moved: 3)
+    monkeypatch.setattr(run, timer, fake_timer)
+    monkeypatch.setattr(run, "rotating_sets", lambda moved: sets)
     monkeypatch.setattr(run, "same_bytes_copy", lambda moved, device: lambda: "copy")
     monkeypatch.setattr(run, "check", lambda *a: None)
+    return graphs, timed
+
+
+def test_rows_from_2e20_to_2e22_are_also_timed_as_graphs(monkeypatch):
+    """graph_times: each system's graph launches it once on each of several distinct input
+    sets (outputs freed for the next call, as an op's calls in a program), the replays take
+    turns over the rounds, and the ratios come from the best rounds."""
+    per_round = {"ours": [4.5, 4.0, 4.2], "eager": [6.0, 6.5, 6.1], "comp": [5.2, 5.1, 5.0]}
+    graphs, replayed = fake_graph_timing(monkeypatch, per_round, "replay_us", keep_outputs=False, sets=3)
+    monkeypatch.setattr(run, "median_us", lambda fn: 1.0)
     row = run.measure_row("add", "contiguous", torch.float32, 20, lambda name: lambda *a: ("comp", id(a[0])),
                           copy_bw=4e12, device="cpu")
     assert sorted(graphs) == ["comp", "eager", "ours"]
@@ -117,30 +129,11 @@ def test_rows_from_2e24_are_also_timed_back_to_back(monkeypatch):
     turns over the rounds; the row's fractions are of the back-to-back peak copy it is given."""
     per_round = {"ours": [40.0, 36.0, 38.0], "eager": [60.0, 61.0, 59.0], "comp": [37.0, 37.5, 38.0],
                  "copy": [35.0, 35.5, 36.0]}
-    graphs, timed = {}, []
-
-    def fake_capture(calls, keep_outputs=False):
-        assert keep_outputs
-        launched = [call() for call in calls]
-        label = launched[0][0] if isinstance(launched[0], tuple) else "copy"
-        graphs[label] = [id(c) for c in calls] if label == "copy" else [first for _, first in launched]
-        return label
-
-    def fake_steady_us(label):
-        timed.append(label)
-        return per_round[label][timed.count(label) - 1]
-
-    monkeypatch.setitem(OPS, "add", OPS["add"]._replace(ours=lambda *a: ("ours", id(a[0])),
-                                                        eager=lambda *a: ("eager", id(a[0]))))
+    graphs, timed = fake_graph_timing(monkeypatch, per_round, "steady_us", keep_outputs=True, sets=2)
     monkeypatch.setattr(run, "median_us", lambda fn: 50.0)
-    monkeypatch.setattr(run, "capture", fake_capture)
-    monkeypatch.setattr(run, "steady_us", fake_steady_us)
-    monkeypatch.setattr(run, "rotating_sets", lambda moved: 2)
     monkeypatch.setattr(run, "make_inputs", lambda case, numel, arity, dtype, device, bool_first=False:
                         [torch.empty(numel // 1024, 1024, dtype=dtype, device="meta") for _ in range(arity)])
-    monkeypatch.setattr(run, "same_bytes_copy", lambda moved, device: lambda: "copy")
     monkeypatch.setattr(run, "kernel_copy", lambda moved, device: lambda: "copy")
-    monkeypatch.setattr(run, "check", lambda *a: None)
     compiled = lambda name: lambda *a: ("comp", id(a[0]))  # noqa: E731
     row = run.measure_row("add", "contiguous", torch.bfloat16, 24, compiled, copy_bw=3e12, device="cpu",
                           steady_copy_bw=2.5e12)

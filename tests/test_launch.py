@@ -316,6 +316,7 @@ def test_a_dependent_kernel_waits_before_its_first_load_and_releases_after_its_l
             assert stores and all(wait < i for i in loads + stores) and wait < release
             assert all(i < release for i in loads) and all(release < i for i in stores)
             assert "launch_pdl=True" in source and "dependent launch (PDL)" in source
+            assert "from triton.language.extra import cuda as tl_cuda" in source
 
 
 @needs_cuda
