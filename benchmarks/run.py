@@ -247,8 +247,7 @@ def graph_times(op, case, dtype, numel, compiled_fn, inputs, moved, device) -> d
     """Each system as a CUDA graph of launches on rotating inputs (graph_us), the best of ROUNDS
     rounds that replay the systems in turn: microseconds per launch to ~0.05 us, and the ratios."""
     sets = rotating_inputs(inputs, case, numel, op, dtype, device, moved)
-    calls = {system: [lambda x=x, f=function: f(*x) for x in sets]
-             for system, function in zip(SYSTEMS, (op.ours, op.eager, compiled_fn))}
+    calls = system_calls(op, compiled_fn, sets)
     times = graphs_in_turn(calls, replay_us)
     row = {f"graph {system} us": times[system] for system in SYSTEMS}
     row["graph vs eager"] = times["eager"] / times["tritonize"]
@@ -261,13 +260,18 @@ def steady_times(op, case, dtype, numel, compiled_fn, inputs, moved, device) -> 
     rotating inputs, each launch writing an output of its own, replayed back to back (steady_us),
     the best of ROUNDS rounds taken in turn: microseconds per launch with no L2 flush to pay for."""
     sets = rotating_inputs(inputs, case, numel, op, dtype, device, moved)
-    calls = {system: [lambda x=x, f=function: f(*x) for x in sets]
-             for system, function in zip(SYSTEMS, (op.ours, op.eager, compiled_fn))}
+    calls = system_calls(op, compiled_fn, sets)
     calls["copy"] = [kernel_copy(moved, device) for _ in sets]
     times = graphs_in_turn(calls, steady_us, keep_outputs=True)
     row = {f"steady {system} us": times[system] for system in SYSTEMS}
     row["steady same-size copy us"] = times["copy"]
     return row
+
+
+def system_calls(op, compiled_fn, sets) -> dict:
+    """system -> its calls of the op, one on each input set of `sets`: what a row's graphs make."""
+    return {system: [lambda x=x, f=function: f(*x) for x in sets]
+            for system, function in zip(SYSTEMS, (op.ours, op.eager, compiled_fn))}
 
 
 def graphs_in_turn(calls: dict, timer, keep_outputs: bool = False) -> dict:

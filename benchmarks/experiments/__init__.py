@@ -47,3 +47,23 @@ def print_graphed_adds(case: str, dtype, exponent: int, make_adds, baseline: str
     for name, us in best.items():
         print(f"  {name:{width}} {us:7.2f} us  {best[baseline] / us:.3f}x {baseline}", flush=True)
     return inputs, best
+
+
+def planned(function, dependent_launch: bool, args) -> tuple:
+    """(a fresh @pointwise of the scalar `function`, its result on `args`): the first call plans
+    it while TRITONIZE_DEPENDENT_LAUNCH asks for dependent launch or not, and the variable is put
+    back as it was; later calls of that signature keep the plan."""
+    import os
+
+    from tritonize import pointwise
+
+    before = os.environ.get("TRITONIZE_DEPENDENT_LAUNCH")
+    os.environ["TRITONIZE_DEPENDENT_LAUNCH"] = "1" if dependent_launch else "0"
+    try:
+        compiled = pointwise(function)
+        return compiled, compiled(*args)
+    finally:
+        if before is None:
+            del os.environ["TRITONIZE_DEPENDENT_LAUNCH"]
+        else:
+            os.environ["TRITONIZE_DEPENDENT_LAUNCH"] = before

@@ -8,16 +8,13 @@ Hopper, call.dependent_launch) and without.
 
     python -m benchmarks.experiments.pdl
 """
-import os
-
 import torch
 import triton
 import triton.language as tl
 from triton.language.extra import cuda as tl_cuda
 
-from benchmarks import run
-from benchmarks.experiments import header
-from tritonize import pointwise
+from benchmarks import cases, run
+from benchmarks.experiments import header, planned
 
 BLOCK = 1024
 
@@ -69,21 +66,15 @@ def main():
         tritonize_adds(sets, n, width)
 
 
-def plain_add(a, b):
-    return a + b
-
-
 def tritonize_adds(sets, n, width):
     """tritonize's own add on the same inputs, with its dependent launch and without
     (TRITONIZE_DEPENDENT_LAUNCH=0 while its first call plans it): back to back, and as
     benchmarks.run's single launches (do_bench, after its L2 flush)."""
     adds = {}
-    for name, setting in (("tritonize, dependent launch", "1"), ("tritonize, TRITONIZE_DEPENDENT_LAUNCH=0", "0")):
-        os.environ["TRITONIZE_DEPENDENT_LAUNCH"] = setting
-        adds[name] = add = pointwise(plain_add)
+    for name, on in (("tritonize, dependent launch", True), ("tritonize, TRITONIZE_DEPENDENT_LAUNCH=0", False)):
+        adds[name] = add = planned(cases.add.__wrapped__, on, (sets[0][0].view(-1, width), sets[0][1]))[0]
         for a, b, _ in sets:
             assert torch.equal(add(a.view(-1, width), b), (a.float().view(-1, width) + b.float()).to(a.dtype))
-    os.environ.pop("TRITONIZE_DEPENDENT_LAUNCH")
     measures = {}
     for name, add in adds.items():
         graph = run.capture([lambda a=a, b=b, add=add: add(a.view(-1, width), b) for a, b, _ in sets], keep_outputs=True)

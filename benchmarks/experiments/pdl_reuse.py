@@ -6,15 +6,11 @@ own), the best of 3 rounds taken in turn.
 
     python -m benchmarks.experiments.pdl_reuse
 """
-import os
-
 import torch
 
 from benchmarks import run
-from benchmarks.cases import bytes_moved, make_inputs
-from benchmarks.experiments import header
-from benchmarks.experiments.pdl_unary import add
-from tritonize import pointwise
+from benchmarks.cases import add, bytes_moved, make_inputs
+from benchmarks.experiments import header, planned
 
 ROWS = [("row broadcast", torch.bfloat16, 22), ("column broadcast", torch.bfloat16, 22),
         ("contiguous", torch.bfloat16, 22), ("row broadcast", torch.float32, 22)]
@@ -28,15 +24,13 @@ def main():
         sets = [inputs] + [make_inputs(case, 2**exponent, 2, dtype, "cuda") for _ in range(run.rotating_sets(moved) - 1)]
         measures = {}
         for setting in ("0", "1"):
-            os.environ["TRITONIZE_DEPENDENT_LAUNCH"] = setting
-            compiled = pointwise(add)
-            assert torch.equal(compiled(*inputs), torch.add(*inputs))
+            compiled, result = planned(add.__wrapped__, setting == "1", inputs)
+            assert torch.equal(result, torch.add(*inputs))
             assert all(spec.dependent_launch == (setting == "1") for spec in compiled._modules)
             calls = [lambda x=x, f=compiled: f(*x) for x in sets]
             for keep in (False, True):
                 graph = run.capture(calls, keep_outputs=keep)
                 measures[setting, keep] = lambda g=graph: run.replay_us(g)
-        os.environ.pop("TRITONIZE_DEPENDENT_LAUNCH")
         best = run.best_in_turn(measures, run.ROUNDS)
         print(f"add | {case} | {str(dtype)[6:]} | 2^{exponent}: " + "; ".join(
             f"outputs {'of their own' if keep else 'reusing the freed block'}: off {best['0', keep]:.2f} us, "

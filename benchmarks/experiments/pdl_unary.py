@@ -12,40 +12,17 @@ call.dependent_launch left out 16-bit kernels with costly math in small blocks o
 half a wave: since then the 16-bit sigmoid and gelu rows at 2^20 plan without dependent launch
 in every way.
 """
-import math
-import os
-
 import torch
 
-from benchmarks import run
-from benchmarks.experiments import header
-from tritonize import pointwise
+from benchmarks import cases, run
+from benchmarks.experiments import header, planned
 from tritonize.passes import build_kernel
-
-
-def sigmoid(x):
-    return 1.0 / (1.0 + math.exp(-x))
-
-
-def gelu(x):
-    return 0.5 * x * (1.0 + math.erf(x * 0.7071067811865476))
-
-
-def add(a, b):
-    return a + b
-
 
 WAYS = ("off", "released after loads", "released at the end")
 
 
-def made(function, way):
-    """A fresh @pointwise of `function` planned the way asked (its first call plans it)."""
-    os.environ["TRITONIZE_DEPENDENT_LAUNCH"] = "0" if way == "off" else "1"
-    return pointwise(function)
-
-
 def compare_ways(function, sets, label):
-    """`function` (a @pointwise-able scalar function) on each argument set of `sets`, planned each
+    """`function` (a scalar function) on each argument set of `sets`, planned each
     of the three WAYS, as CUDA graphs of one launch per set, timed back to back (steady_us) and as
     graphs after do_bench's flush (replay_us), the best of 3 rounds taken in turn; printed under
     `label`. Each way's result on the first set is checked equal to the first way's."""
@@ -55,8 +32,7 @@ def compare_ways(function, sets, label):
         if way == "released at the end":  # the generated kernel without its gdc_launch_dependents
             build_kernel.stmt = lambda text, **values: original_stmt(
                 "pass" if text == "tl_cuda.gdc_launch_dependents()" else text, **values)
-        compiled = made(function, way)
-        got = compiled(*sets[0])
+        compiled, got = planned(function, way != "off", sets[0])
         first = got if first is None else first
         assert torch.equal(got, first), way
         build_kernel.stmt = original_stmt
@@ -68,7 +44,6 @@ def compare_ways(function, sets, label):
         steady, graph = run.capture(calls, keep_outputs=True), run.capture(calls)
         measures[way, "back to back"] = lambda g=steady: run.steady_us(g)
         measures[way, "graphs after a flush"] = lambda g=graph: run.replay_us(g)
-    os.environ.pop("TRITONIZE_DEPENDENT_LAUNCH")
     best = run.best_in_turn(measures, run.ROUNDS)
     print(label, flush=True)
     for way in WAYS:
@@ -78,6 +53,7 @@ def compare_ways(function, sets, label):
 
 def main():
     print(header("pdl_unary"), flush=True)
+    sigmoid, gelu, add = cases.sigmoid.__wrapped__, cases.gelu.__wrapped__, cases.add.__wrapped__
     for function, dtype, exponent in ((sigmoid, torch.bfloat16, 20), (gelu, torch.bfloat16, 20),
                                       (sigmoid, torch.float32, 20), (add, torch.bfloat16, 20),
                                       (sigmoid, torch.bfloat16, 22)):
