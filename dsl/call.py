@@ -440,28 +440,61 @@ def small_costly_blocks(device: torch.device, sizes: tuple, costly_math: bool) -
 
 
 def dependent_launch(device: torch.device, sizes: tuple = (), tile=None, costly_math: bool = False,
-                     gathered: bool = False, element_bytes: int = 4) -> bool:
+                     gathered: bool = False, element_bytes: int = 4, moved_bytes: int = 0) -> bool:
     """Whether a launch's kernel starts as a programmatic dependent (PDL) of the kernel before it
-    in the stream: where TRITONIZE_DEPENDENT_LAUNCH=1 asks for it, on CUDA devices of compute
-    capability 9 and up (Hopper on) whose Triton has the grid-dependency ops. Such a kernel may
-    start while the one before it finishes, waits for that one's writes before its first load,
-    and lets the next one start after its last (passes/build_kernel.py). Not for 16-bit kernels
-    with costly math in small blocks (small_costly_blocks) over more than half a wave of programs."""
+    in the stream, on CUDA devices of compute capability 9 and up (Hopper on) whose Triton has the
+    grid-dependency ops. Such a kernel may start while the one before it finishes, waits for that
+    one's writes before its first load, and lets the next one start after its last
+    (passes/build_kernel.py). By default for launches that move more bytes than the device's L2
+    holds (`moved_bytes`, see moved_bytes); TRITONIZE_DEPENDENT_LAUNCH=1 asks for it at every size,
+    =0 turns it off. Not for 16-bit kernels with costly math in small blocks (small_costly_blocks)
+    over more than half a wave of programs."""
     # benchmarks/experiments/pdl_sweep.py on an H100, tritonize's kernels as CUDA graphs of
     # launches back to back (results/experiment_pdl_sweep_h100.txt): adds, sigmoid, gelu and
     # silu_and_mul in float32 and 16-bit ran 1.25-1.30x as fast at 2^16, 1.09-1.16x at 2^19,
     # 1.04-1.14x at 2^21, 1.02-1.05x at 2^22 and 1.00-1.02x at 2^24; at 2^20 1.07-1.11x, but
     # 16-bit sigmoid and gelu (2048 blocks of 512, about one wave) 0.92-0.93x, which this rule
-    # leaves out. Single launches after do_bench's flush: 0.97-1.00x (experiment_pdl_h100.txt).
-    # Off unless asked for, since it is still a trade: bfloat16 broadcast adds at 2^22 ran 4.6%
-    # faster back to back but 4.3% slower as benchmarks.run's graphs, 0.934x torch.compile there
-    # (experiment_pdl_broadcast_h100.txt, results/dependent_launch_h100.md)
-    if device.type != "cuda" or os.environ.get("TRITONIZE_DEPENDENT_LAUNCH", "0").strip() != "1":
+    # leaves out. Below the L2's size it is a trade: bfloat16 broadcast adds at 2^22 ran 4.6%
+    # faster back to back but 4.3% slower as benchmarks.run's graphs, whose outputs reuse the
+    # block the launch before freed (experiment_pdl_broadcast_h100.txt, pdl_reuse_h100.txt).
+    # Above it no launch keeps lines in the L2 for the next, and pdl_large.py found no way of
+    # timing that loses beyond noise: launches of 2^23..2^25 elements moving more than the L2
+    # holds ran 0.996-1.022x back to back, 0.999-1.026x as graphs after a flush, 0.986-1.004x as
+    # single launches after a flush and 0.987-1.028x right after a torch kernel; at 64 MB it is
+    # what gets a 16-bit broadcast add past 90% of the peak copy back to back, which no launch
+    # shape does (experiment_pdl_large_h100.txt, experiment_launch_tail_h100.txt)
+    if device.type != "cuda":
+        return False
+    asked = dependent_launch_setting()
+    if asked is False or (asked is None and moved_bytes <= l2_bytes(device)):
         return False
     if (tile is None and not gathered and element_bytes <= NARROW_ELEMENT_BYTES
             and small_costly_blocks(device, sizes, costly_math) and math.prod(sizes) > 2 * device_threads(device)):
         return False
     return _hopper_with_grid_dependency_ops(device)
+
+
+def dependent_launch_setting():
+    """TRITONIZE_DEPENDENT_LAUNCH: True for "1" (every launch), False for "0" (none), None where
+    it is unset or empty (launches larger than the L2, see dependent_launch)."""
+    value = os.environ.get("TRITONIZE_DEPENDENT_LAUNCH", "").strip()
+    if value not in ("", "0", "1"):
+        raise ValueError(f"TRITONIZE_DEPENDENT_LAUNCH={value!r}: use 1 (dependent launch for every kernel), 0 (for "
+                         f"none) or leave it unset (for launches that move more bytes than the L2 holds)")
+    return {"": None, "0": False, "1": True}[value]
+
+
+def moved_bytes(sizes: tuple, operands: list) -> int:
+    """Bytes a launch reads and writes at least: each operand's distinct elements (a dim it is
+    broadcast along, stride 0, counts once) times its element size."""
+    return sum(o.tensor.dtype.itemsize * math.prod(n for n, stride in zip(sizes, o.strides) if stride)
+               for o in operands)
+
+
+@functools.lru_cache(maxsize=None)
+def l2_bytes(device: torch.device) -> int:
+    """The device's L2 cache, in bytes."""
+    return torch.cuda.get_device_properties(device).L2_cache_size
 
 
 @functools.lru_cache(maxsize=None)

@@ -324,7 +324,7 @@ class PointwiseFunction:
             evict_last=call.evict_last(device, tuple(sizes), tile, blocks),
             broadcast_dims=call.broadcast_dims(inputs), unmasked=call.unmasked(tuple(sizes), tile, blocks),
             dependent_launch=call.dependent_launch(device, tuple(sizes), tile, self._costly_math, gathered,
-                                                   element_bytes))
+                                                   element_bytes, call.moved_bytes(tuple(sizes), operands)))
         if approximate is None and approximations.checkable(spec):
             approximate = self._approximate(spec, device)
         if approximate:

@@ -236,24 +236,39 @@ def test_steady_calls_allocate_and_launch_right_in_every_variant():
         mixed(2**64, x, x)
 
 
-def test_dependent_launch_is_asked_for_and_on_hopper_cuda_devices_only(monkeypatch):
-    """call.dependent_launch: off unless TRITONIZE_DEPENDENT_LAUNCH=1; then CUDA devices of
-    compute capability 9 and up, never the CPU, and not 16-bit costly kernels in small blocks
-    over more than half a wave (the one case pdl_sweep found slower)."""
+def test_dependent_launch_is_for_launches_larger_than_the_l2_or_asked_for_and_on_hopper_only(monkeypatch):
+    """call.dependent_launch: by default for launches that move more bytes than the L2 holds;
+    TRITONIZE_DEPENDENT_LAUNCH=1 asks for it at every size, =0 for none, other values are refused;
+    only CUDA devices of compute capability 9 and up, never the CPU, and not 16-bit costly kernels
+    in small blocks over more than half a wave (the one case pdl_sweep found slower)."""
     from tritonize import call
 
-    monkeypatch.setenv("TRITONIZE_DEPENDENT_LAUNCH", "1")
-    monkeypatch.setattr(call, "device_threads", lambda device: 132 * 2048)  # an H100
+    l2 = 50 * 2**20  # an H100's
+    monkeypatch.setattr(call, "l2_bytes", lambda device: l2)
+    monkeypatch.setattr(call, "device_threads", lambda device: 132 * 2048)
     capability = {"now": (9, 0)}
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: capability["now"])
-    gpu = torch.device("cuda", 0)
+    gpu, cpu = torch.device("cuda", 0), torch.device("cpu")
+    monkeypatch.delenv("TRITONIZE_DEPENDENT_LAUNCH", raising=False)
     for found, expected in (((9, 0), True), ((10, 0), True), ((8, 9), False)):
         capability["now"] = found
         call._hopper_with_grid_dependency_ops.cache_clear()
-        assert call.dependent_launch(gpu, (2**20,)) is expected, found
-    assert call.dependent_launch(torch.device("cpu"), (2**20,)) is False
+        assert call.dependent_launch(gpu, (2**24,), moved_bytes=l2 + 1) is expected, found
+        assert call.dependent_launch(gpu, (2**22,), moved_bytes=l2) is False  # fits in the L2: not by default
+    assert call.dependent_launch(cpu, (2**24,), moved_bytes=l2 + 1) is False
     capability["now"] = (9, 0)
     call._hopper_with_grid_dependency_ops.cache_clear()
+    for setting, small, large in (("1", True, True), (" 1 ", True, True), ("0", False, False), ("", False, True)):
+        monkeypatch.setenv("TRITONIZE_DEPENDENT_LAUNCH", setting)
+        assert call.dependent_launch(gpu, (2**20,), moved_bytes=12 * 2**20) is small, setting
+        assert call.dependent_launch(gpu, (2**24,), moved_bytes=3 * 2**26) is large, setting
+        assert call.dependent_launch(cpu, (2**20,), moved_bytes=12 * 2**20) is False
+    for wrong in ("yes", "true", "2"):
+        monkeypatch.setenv("TRITONIZE_DEPENDENT_LAUNCH", wrong)
+        with pytest.raises(ValueError, match=f"TRITONIZE_DEPENDENT_LAUNCH='{wrong}': use 1"):
+            call.dependent_launch(gpu, (2**20,))
+        assert call.dependent_launch(cpu, (2**20,)) is False  # the CPU never reads it
+    monkeypatch.setenv("TRITONIZE_DEPENDENT_LAUNCH", "1")
     # (sizes, tile, costly math, gathered, element bytes) -> dependent launch
     cases = {((2**20,), None, True, False, 2): False,  # 2048 blocks of 512: about a wave
              ((1024, 1024), None, True, False, 1): False,
@@ -267,12 +282,27 @@ def test_dependent_launch_is_asked_for_and_on_hopper_cuda_devices_only(monkeypat
     assert not call.small_costly_blocks(gpu, (2**20,), False)
     for (sizes, tile, costly, gathered, width), expected in cases.items():
         assert call.dependent_launch(gpu, sizes, tile, costly, gathered, width) is expected, (sizes, tile, costly)
-    for off in ("0", " 0 ", ""):
-        monkeypatch.setenv("TRITONIZE_DEPENDENT_LAUNCH", off)
-        assert call.dependent_launch(gpu, (2**20,)) is False
-    monkeypatch.delenv("TRITONIZE_DEPENDENT_LAUNCH")
-    assert call.dependent_launch(gpu, (2**20,)) is False  # the default
     call._hopper_with_grid_dependency_ops.cache_clear()
+
+
+def test_moved_bytes_counts_each_operand_s_distinct_elements():
+    """call.moved_bytes, what dependent_launch weighs against the L2: a broadcast dim (stride 0)
+    counts once, each operand at its own element size, outputs included."""
+    from tritonize import call, pointwise
+
+    @pointwise
+    def scaled_sum(a, b, k: float = 2.0):
+        return a * k + b
+
+    cases = [((torch.randn(64, 32), torch.randn(32)), (64 * 32 + 32 + 64 * 32) * 4),
+             ((torch.randn(64, 32, dtype=torch.bfloat16), torch.randn(64, 1, dtype=torch.bfloat16)),
+              (64 * 32 + 64 + 64 * 32) * 2),
+             ((torch.randn(64, 32, dtype=torch.float16), torch.tensor(1.0)), 64 * 32 * 2 + 4 + 64 * 32 * 2),  # 0-d: float16 out
+             ((torch.randn(32, 64).t(), torch.randn(64, 32)), 3 * 64 * 32 * 4),
+             ((torch.randn(64, 64)[:, ::2], torch.randn(64, 32)), 3 * 64 * 32 * 4)]
+    for args, expected in cases:
+        plan, _ = scaled_sum.plan(args, {}, None)
+        assert call.moved_bytes(plan.sizes, plan.inputs + plan.outputs) == expected, [a.shape for a in args]
 
 
 def test_a_dependent_kernel_waits_before_its_first_load_and_releases_after_its_last():
@@ -320,21 +350,23 @@ def test_a_dependent_kernel_waits_before_its_first_load_and_releases_after_its_l
 
 
 @needs_cuda
-def test_dependent_launches_see_the_writes_of_the_kernels_before_them(monkeypatch):
-    """With TRITONIZE_DEPENDENT_LAUNCH=1 on a Hopper GPU (dependent launch), chains of kernels
-    where each reads what the one before wrote (tritonize after tritonize, after torch, before
-    torch, and replayed as a CUDA graph) give exactly torch's results: each kernel's gdc_wait
-    holds its loads until the writes before it are visible."""
+@pytest.mark.parametrize("setting, numel", [("1", 2**22), ("", 2**24)])
+def test_dependent_launches_see_the_writes_of_the_kernels_before_them(monkeypatch, setting, numel):
+    """With dependent launch on a Hopper GPU (asked for with TRITONIZE_DEPENDENT_LAUNCH=1, or by
+    default for launches larger than the L2), chains of kernels where each reads what the one
+    before wrote (tritonize after tritonize, after torch, before torch, and replayed as a CUDA
+    graph) give exactly torch's results: each kernel's gdc_wait holds its loads until the writes
+    before it are visible."""
     from tritonize import call, pointwise
 
-    monkeypatch.setenv("TRITONIZE_DEPENDENT_LAUNCH", "1")
+    monkeypatch.setenv("TRITONIZE_DEPENDENT_LAUNCH", setting)
 
     @pointwise
     def step(a, b):
         return a * 0.5 + b
 
-    a = torch.randn(2**22, device="cuda")
-    b = torch.randn(2**22, device="cuda")
+    a = torch.randn(numel, device="cuda")
+    b = torch.randn(numel, device="cuda")
     expected, got = a.clone(), a.clone()
     for _ in range(30):
         expected = expected * 0.5 + b
@@ -347,7 +379,7 @@ def test_dependent_launches_see_the_writes_of_the_kernels_before_them(monkeypatc
         expected.add_(1.0)
     assert torch.equal(got, expected)
     spec = next(iter(step._modules))
-    assert spec.dependent_launch is call.dependent_launch(a.device)
+    assert 3 * numel * 4 > call.l2_bytes(a.device) or setting == "1"
     assert spec.dependent_launch is (torch.cuda.get_device_capability(a.device)[0] >= 9)  # what was tested
     static_in, static_b = a.clone(), b.clone()
     graph = torch.cuda.CUDAGraph()
