@@ -499,6 +499,8 @@ def l2_bytes(device: torch.device) -> int:
 
 @functools.lru_cache(maxsize=None)
 def _hopper_with_grid_dependency_ops(device: torch.device) -> bool:
+    if torch.version.hip is not None:  # ROCm's "cuda" devices report capabilities of 9 too (gfx9xx)
+        return False
     try:
         from triton.language.extra import cuda as triton_cuda
     except ImportError:

@@ -257,6 +257,10 @@ def test_dependent_launch_is_for_launches_larger_than_the_l2_or_asked_for_and_on
         assert call.dependent_launch(gpu, (2**22,), moved_bytes=l2) is False  # fits in the L2: not by default
     assert call.dependent_launch(cpu, (2**24,), moved_bytes=l2 + 1) is False
     capability["now"] = (9, 0)
+    monkeypatch.setattr(torch.version, "hip", "6.2")  # ROCm: its gfx9 devices report (9, x)
+    call._hopper_with_grid_dependency_ops.cache_clear()
+    assert call.dependent_launch(gpu, (2**24,), moved_bytes=l2 + 1) is False
+    monkeypatch.setattr(torch.version, "hip", None)
     call._hopper_with_grid_dependency_ops.cache_clear()
     for setting, small, large in (("1", True, True), (" 1 ", True, True), ("0", False, False), ("", False, True)):
         monkeypatch.setenv("TRITONIZE_DEPENDENT_LAUNCH", setting)
