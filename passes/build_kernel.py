@@ -1,11 +1,12 @@
 """Wrap the lowered body in a rank-specialized, tuple-free Triton kernel: a pointer and one
 stride argument per dim for every tensor, one size argument per dim, a flat task id decoded
 to a multi-index right to left, masked loads and stores (no masks where the blocks cover the
-tasks exactly). Leaves the body as it is.
+tasks exactly, nor in the whole blocks of a rank-1 walk). Leaves the body as it is.
 """
 from __future__ import annotations
 
 import ast
+import copy
 from typing import NamedTuple
 
 import torch
@@ -79,26 +80,21 @@ class BuildKernel:
             else:
                 statements.append(assign(mask, expr("tid < n", tid=name(tid), n=name(num_tasks))))
             statements += self.decode(tid, index, sizes)
+        # a mask `tid < num_tasks` whose bound Triton cannot prove a multiple of the vector width
+        # splits each load and store into one-element accesses (a rank-1 bfloat16 add ran at
+        # half of eager's speed: benchmarks/experiments/ragged_masks.py); in a rank-1 walk the
+        # whole blocks need no mask (in a decoded walk the index is no vector to begin with)
+        whole = fresh("whole_block") if mask is not None and not spec.tile and rank == 1 else None
+        if whole:
+            statements.append(comment("a whole block loads and stores without the mask, in vectors"))
+            statements.append(assign(whole, expr("pid * BLOCK + BLOCK <= n", pid=name(pid), n=name(num_tasks))))
 
         if spec.dependent_launch:
             statements.append(comment("dependent launch: the kernel before this one may still be running; wait "
                                       "until its writes are visible before the first load"))
             statements.append(stmt("tl_cuda.gdc_wait()"))
         runs = spec.tile[2] if spec.tile else [False] * (len(tensors) + len(outputs))
-        broadcast = dict(spec.broadcast_dims)
-        for (param, pointer, strides), run in zip(tensors, runs):
-            vtype = next(p.vtype for p in spec.params if p.name == param)
-            address = self.address(pointer, strides, index, run, broadcast.get(param, ()))
-            if not strides or mask is None:
-                load = expr("tl.load(p)", p=address)
-            else:
-                load = expr("tl.load(p, mask=m)", p=address, m=name(mask))
-            if strides and spec.evict_last:
-                load.keywords.append(ast.keyword(arg="eviction_policy", value=ast.Constant("evict_last")))
-            loaded_dtype = compute_dtype(vtype.dtype, spec.opmath)
-            if loaded_dtype != vtype.dtype:  # opmath: half types compute in float32
-                load = expr("v.to(D)", v=load, D=expr(triton_dtype(loaded_dtype)))
-            statements.append(assign(param, load))
+        statements += self.split(whole, lambda m: self.loads(tensors, index, runs, m), mask)
         if spec.dependent_launch:
             statements.append(comment("every load is issued: a dependent launch after this one may start; "
                                       "it waits for these stores in its own gdc_wait"))
@@ -114,15 +110,8 @@ class BuildKernel:
             statements.append(assign(param, value))
 
         statements += body.statements
-        results = spec.result_dtypes or spec.out_dtypes
-        for (out, pointer, strides), value, dtype, result, run in zip(outputs, body.outputs, spec.out_dtypes, results,
-                                                                      runs[len(tensors):]):
-            if result != dtype:  # a float16 result in a float32 out= is rounded to float16 first
-                value = Lowered(cast_value(value, result, spec=spec), value.vtype, result)
-            stored = cast_value(value, dtype, spec=spec)
-            address = self.address(pointer, strides, index, run)
-            statements.append(stmt("tl.store(p, v)", p=address, v=stored) if mask is None else
-                              stmt("tl.store(p, v, mask=m)", p=address, v=stored, m=name(mask)))
+        statements += self.split(whole, lambda m: self.stores(outputs, body.outputs, index, runs[len(tensors):], m),
+                                 mask)
 
         arg_names = ([p for _, p, _ in tensors] + [p for _, p, _ in outputs] + [a for _, a in scalars]
                      + [s for _, _, strides in tensors + outputs for s in strides] + sizes + [num_tasks])
@@ -137,6 +126,47 @@ class BuildKernel:
             body=statements, decorator_list=[], returns=None, type_params=[], lineno=1, col_offset=0)
         kernel_args = KernelArgs(tensors + outputs, scalars, sizes, arg_names + [num_tasks])
         return ast.fix_missing_locations(kernel), kernel_args
+
+    def split(self, whole, accesses, mask) -> list:
+        """accesses(mask), or where `whole` names the whole-block flag, an if that runs
+        accesses(None) in whole blocks and accesses(mask) in the last."""
+        if whole is None:
+            return accesses(mask)
+        unmasked = accesses(None)
+        return [ast.If(test=name(whole), body=unmasked, orelse=accesses(mask))] if unmasked else []
+
+    def loads(self, tensors, index, runs, mask) -> list:
+        """param = tl.load(...) for each tensor parameter (masked unless `mask` is None)."""
+        spec, statements = self.spec, []
+        broadcast = dict(spec.broadcast_dims)
+        for (param, pointer, strides), run in zip(tensors, runs):
+            vtype = next(p.vtype for p in spec.params if p.name == param)
+            address = self.address(pointer, strides, index, run, broadcast.get(param, ()))
+            if not strides or mask is None:
+                load = expr("tl.load(p)", p=address)
+            else:
+                load = expr("tl.load(p, mask=m)", p=address, m=name(mask))
+            if strides and spec.evict_last:
+                load.keywords.append(ast.keyword(arg="eviction_policy", value=ast.Constant("evict_last")))
+            loaded_dtype = compute_dtype(vtype.dtype, spec.opmath)
+            if loaded_dtype != vtype.dtype:  # opmath: half types compute in float32
+                load = expr("v.to(D)", v=load, D=expr(triton_dtype(loaded_dtype)))
+            statements.append(assign(param, load))
+        return statements
+
+    def stores(self, outputs, values, index, runs, mask) -> list:
+        """tl.store(...) of each output's value (masked unless `mask` is None)."""
+        spec, statements = self.spec, []
+        results = spec.result_dtypes or spec.out_dtypes
+        for (out, pointer, strides), value, dtype, result, run in zip(outputs, copy.deepcopy(values), spec.out_dtypes,
+                                                                      results, runs):
+            if result != dtype:  # a float16 result in a float32 out= is rounded to float16 first
+                value = Lowered(cast_value(value, result, spec=spec), value.vtype, result)
+            stored = cast_value(value, dtype, spec=spec)
+            address = self.address(pointer, strides, index, run)
+            statements.append(stmt("tl.store(p, v)", p=address, v=stored) if mask is None else
+                              stmt("tl.store(p, v, mask=m)", p=address, v=stored, m=name(mask)))
+        return statements
 
     def decode(self, tid, index, sizes):
         """i_{r-1} = tid % size_{r-1}; tid //= size_{r-1}; ...; i_0 = what is left."""

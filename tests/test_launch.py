@@ -329,7 +329,8 @@ def test_a_dependent_kernel_waits_before_its_first_load_and_releases_after_its_l
         return x * k
 
     calls = [(two, (torch.randn(4, 5), torch.randn(5))), (two, (torch.randn(4, 5).t(), torch.randn(5, 4))),
-             (scaled, (torch.tensor(3.0), 2.0)), (scaled, (torch.randn(64), 2.0))]
+             (scaled, (torch.tensor(3.0), 2.0)), (scaled, (torch.randn(64), 2.0)),
+             (two, (torch.randn(70), torch.randn(70)))]  # rank 1, a ragged block: loads and stores in ifs
     for function, args in calls:
         _, spec = function.plan(args, {}, None)
         for on in (True, False):
@@ -337,9 +338,11 @@ def test_a_dependent_kernel_waits_before_its_first_load_and_releases_after_its_l
                                      "TEST")
             kernel = next(node for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)
                           and node.name.endswith("_kernel"))
-            order = [ast.unparse(node.func) for node in ast.walk(kernel) if isinstance(node, ast.Call)
-                     and ast.unparse(node.func) in ("tl.load", "tl.store", "tl_cuda.gdc_wait",
-                                                    "tl_cuda.gdc_launch_dependents")]
+            calls_in_source_order = sorted((node for node in ast.walk(kernel) if isinstance(node, ast.Call)),
+                                           key=lambda node: (node.lineno, node.col_offset))
+            order = [ast.unparse(node.func) for node in calls_in_source_order
+                     if ast.unparse(node.func) in ("tl.load", "tl.store", "tl_cuda.gdc_wait",
+                                                   "tl_cuda.gdc_launch_dependents")]
             if not on:
                 assert not any(name.startswith("tl_cuda") for name in order) and "launch_pdl" not in source
                 continue
@@ -347,10 +350,52 @@ def test_a_dependent_kernel_waits_before_its_first_load_and_releases_after_its_l
             loads = [i for i, name in enumerate(order) if name == "tl.load"]
             stores = [i for i, name in enumerate(order) if name == "tl.store"]
             assert order.count("tl_cuda.gdc_wait") == order.count("tl_cuda.gdc_launch_dependents") == 1
+            assert all("tl_cuda" not in ast.unparse(n) for n in kernel.body if isinstance(n, ast.If))
             assert stores and all(wait < i for i in loads + stores) and wait < release
             assert all(i < release for i in loads) and all(release < i for i in stores)
             assert "launch_pdl=True" in source and "dependent launch (PDL)" in source
             assert "from triton.language.extra import cuda as tl_cuda" in source
+
+
+def test_a_rank1_walk_masks_only_its_last_block():
+    """A rank-1 kernel whose blocks do not cover its tasks loads and stores whole blocks without
+    the mask, so that Triton keeps their accesses vectors, and masks only the last block; its
+    results equal torch's on both sides of each block boundary. Walks whose blocks cover the
+    tasks, decoded walks and tiles keep one path."""
+    import ast
+    import dataclasses
+
+    from tritonize import pointwise
+    from tritonize.passes import generate_module
+
+    @pointwise
+    def axpy_and_diff(a, b, k: float = 0.5):
+        return a * k + b, a - b
+
+    def kernel_ifs(args):
+        _, spec = axpy_and_diff.plan(args, {}, None)
+        source = generate_module(axpy_and_diff._ctx, dataclasses.replace(spec, device_type="cuda"), "TEST")
+        kernel = next(node for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)
+                      and node.name.endswith("_kernel"))
+        return [node for node in kernel.body if isinstance(node, ast.If)]
+
+    for numel in (3 * 4096 + 7, 4096 + 1, 70, 1):  # the CPU's blocks: up to 4096
+        a, b = torch.randn(numel), torch.randn(numel)
+        loads, stores = kernel_ifs((a, b))
+        for branch, masked in ((loads.body, False), (loads.orelse, True), (stores.body, False), (stores.orelse, True)):
+            calls = [node for node in ast.walk(ast.Module(body=branch, type_ignores=[])) if isinstance(node, ast.Call)
+                     and ast.unparse(node.func) in ("tl.load", "tl.store")]
+            assert len(calls) == 2 and all(any(k.arg == "mask" for k in c.keywords) is masked for c in calls)
+        first, second = axpy_and_diff(a, b)
+        assert torch.equal(first, a * 0.5 + b) and torch.equal(second, a - b)
+        ints = torch.arange(numel, dtype=torch.int32)
+        first, second = axpy_and_diff(ints, ints.flip(0), 3)  # k: float, so a float32 first result
+        expected = (ints * 3.0 + ints.flip(0), ints - ints.flip(0))
+        assert [r.dtype for r in (first, second)] == [e.dtype for e in expected] == [torch.float32, torch.int32]
+        assert torch.equal(first, expected[0]) and torch.equal(second, expected[1])
+    assert kernel_ifs((torch.randn(8192), torch.randn(8192))) == []  # blocks cover the tasks: no masks
+    assert kernel_ifs((torch.randn(31, 33), torch.randn(33))) == []  # decoded: one masked path
+    assert kernel_ifs((torch.randn(33, 31).t(), torch.randn(31, 33))) == []  # a tile
 
 
 @needs_cuda

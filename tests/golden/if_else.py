@@ -13,7 +13,12 @@ def if_else_kernel(x_ptr, out0_ptr, beta_arg: tl.float64, threshold_arg: tl.floa
     tid = pid * BLOCK + tl.arange(0, BLOCK)
     mask = tid < num_tasks
     i0 = tid
-    x = tl.load(x_ptr + i0 * x_stride0, mask=mask).to(tl.float32)
+    # a whole block loads and stores without the mask, in vectors
+    whole_block = pid * BLOCK + BLOCK <= num_tasks
+    if whole_block:
+        x = tl.load(x_ptr + i0 * x_stride0).to(tl.float32)
+    else:
+        x = tl.load(x_ptr + i0 * x_stride0, mask=mask).to(tl.float32)
     beta = tl.full([], beta_arg, tl.float64)
     threshold = tl.full([], threshold_arg, tl.float64)
     # src[golden_functions.py:14]: if x * beta > threshold:
@@ -22,7 +27,10 @@ def if_else_kernel(x_ptr, out0_ptr, beta_arg: tl.float64, threshold_arg: tl.floa
     cond = x * beta_1 > threshold_1
     # src[golden_functions.py:16]: return math.log1p(math.exp(x * beta)) / beta
     ret = tl.where(cond, x, tl.math.div_rn(libdevice.log1p(libdevice.exp(x * beta_1)), beta_1))
-    tl.store(out0_ptr + i0 * out0_stride0, ret.to(tl.float16), mask=mask)
+    if whole_block:
+        tl.store(out0_ptr + i0 * out0_stride0, ret.to(tl.float16))
+    else:
+        tl.store(out0_ptr + i0 * out0_stride0, ret.to(tl.float16), mask=mask)
 
 
 def launch(x, out0, beta_arg, threshold_arg, x_strides, out0_strides, sizes, num_tasks, grid,

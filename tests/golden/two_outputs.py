@@ -12,7 +12,12 @@ def two_outputs_kernel(a_ptr, out0_ptr, out1_ptr, b_arg: tl.int64, a_stride0, ou
     tid = pid * BLOCK + tl.arange(0, BLOCK)
     mask = tid < num_tasks
     i0 = tid
-    a = tl.load(a_ptr + i0 * a_stride0, mask=mask)
+    # a whole block loads and stores without the mask, in vectors
+    whole_block = pid * BLOCK + BLOCK <= num_tasks
+    if whole_block:
+        a = tl.load(a_ptr + i0 * a_stride0)
+    else:
+        a = tl.load(a_ptr + i0 * a_stride0, mask=mask)
     b = tl.full([], b_arg, tl.int64)
     # src[golden_functions.py:28]: return a // b, a % b
     b_1 = b.to(tl.int32)
@@ -21,10 +26,16 @@ def two_outputs_kernel(a_ptr, out0_ptr, out1_ptr, b_arg: tl.int64, a_stride0, ou
     r = a - q * nz
     nz_1 = tl.where(b_1 == 0, 1, b_1)
     r_1 = a % nz_1
-    tl.store(out0_ptr + i0 * out0_stride0, tl.where(b_1 == 0, 0, q - ((r != 0) & ((r < 0) != (nz <
-        0))).to(tl.int32)), mask=mask)
-    tl.store(out1_ptr + i0 * out1_stride0, tl.where((r_1 != 0) & ((r_1 < 0) != (nz_1 < 0)), r_1 +
-        nz_1, r_1), mask=mask)
+    if whole_block:
+        tl.store(out0_ptr + i0 * out0_stride0, tl.where(b_1 == 0, 0, q - ((r != 0) & ((r < 0) !=
+            (nz < 0))).to(tl.int32)))
+        tl.store(out1_ptr + i0 * out1_stride0, tl.where((r_1 != 0) & ((r_1 < 0) != (nz_1 < 0)), 
+            r_1 + nz_1, r_1))
+    else:
+        tl.store(out0_ptr + i0 * out0_stride0, tl.where(b_1 == 0, 0, q - ((r != 0) & ((r < 0) !=
+            (nz < 0))).to(tl.int32)), mask=mask)
+        tl.store(out1_ptr + i0 * out1_stride0, tl.where((r_1 != 0) & ((r_1 < 0) != (nz_1 < 0)), 
+            r_1 + nz_1, r_1), mask=mask)
 
 
 def launch(a, out0, out1, b_arg, a_strides, out0_strides, out1_strides, sizes, num_tasks, grid,

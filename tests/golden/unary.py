@@ -32,10 +32,18 @@ def unary_kernel(x_ptr, out0_ptr, x_stride0, out0_stride0, num_tasks, BLOCK: tl.
     tid = pid * BLOCK + tl.arange(0, BLOCK)
     mask = tid < num_tasks
     i0 = tid
-    x = tl.load(x_ptr + i0 * x_stride0, mask=mask)
+    # a whole block loads and stores without the mask, in vectors
+    whole_block = pid * BLOCK + BLOCK <= num_tasks
+    if whole_block:
+        x = tl.load(x_ptr + i0 * x_stride0)
+    else:
+        x = tl.load(x_ptr + i0 * x_stride0, mask=mask)
     # src[golden_functions.py:6]: return 0.5 * x * (1.0 + math.erf(x * 0.7071067811865476))
-    tl.store(out0_ptr + i0 * out0_stride0, 0.5 * x * (1.0 + f32_erf(x * 0.7071067811865476)),
-        mask=mask)
+    if whole_block:
+        tl.store(out0_ptr + i0 * out0_stride0, 0.5 * x * (1.0 + f32_erf(x * 0.7071067811865476)))
+    else:
+        tl.store(out0_ptr + i0 * out0_stride0, 0.5 * x * (1.0 + f32_erf(x * 0.7071067811865476)),
+            mask=mask)
 
 
 def launch(x, out0, x_strides, out0_strides, sizes, num_tasks, grid, BLOCK, num_warps):
