@@ -244,6 +244,8 @@ def _runs_on(plan, spec) -> str:
         launch = f"; {edges}, grid ({call.launch_grid(plan, spec.tile)},)"
         if spec.unmasked:
             launch += " covering the elements exactly, so no masks"
+        elif spec.masks_last_block_only:
+            launch += "; whole blocks load and store without a mask, only the last block is masked"
     if plan.device.type == "cuda":
         kept = "; its loads ask the L2 to keep their lines (evict_last)" if spec.evict_last else ""
         if spec.dependent_launch:

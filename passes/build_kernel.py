@@ -84,7 +84,7 @@ class BuildKernel:
         # splits each load and store into one-element accesses (a rank-1 bfloat16 add ran at
         # half of eager's speed: benchmarks/experiments/ragged_masks.py); in a rank-1 walk the
         # whole blocks need no mask (in a decoded walk the index is no vector to begin with)
-        whole = fresh("whole_block") if mask is not None and not spec.tile and rank == 1 else None
+        whole = fresh("whole_block") if spec.masks_last_block_only else None
         if whole:
             statements.append(comment("a whole block loads and stores without the mask, in vectors"))
             statements.append(assign(whole, expr("pid * BLOCK + BLOCK <= n", pid=name(pid), n=name(num_tasks))))

@@ -84,6 +84,12 @@ class Specialization:
     dependent_launch: bool = False
 
     @property
+    def masks_last_block_only(self) -> bool:
+        """A rank-1 walk whose blocks do not cover its tasks: whole blocks load and store without
+        the mask, in vectors, and only the last block is masked (passes/build_kernel.py)."""
+        return self.tile is None and not self.unmasked and self.rank == 1
+
+    @property
     def block_names(self) -> tuple:
         return ("BLOCK0", "BLOCK1") if self.tile else ("BLOCK",)
 
