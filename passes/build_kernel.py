@@ -83,7 +83,8 @@ class BuildKernel:
         # a mask `tid < num_tasks` whose bound Triton cannot prove a multiple of the vector width
         # splits each load and store into one-element accesses (a rank-1 bfloat16 add ran at
         # half of eager's speed: benchmarks/experiments/ragged_masks.py); in a rank-1 walk the
-        # whole blocks need no mask (in a decoded walk the index is no vector to begin with)
+        # whole blocks need no mask. A decoded walk's bound is a multiple of its inner size, so
+        # where the inner dim gives vectors (a multiple of 16), the mask keeps them too
         whole = fresh("whole_block") if spec.masks_last_block_only else None
         if whole:
             statements.append(comment("a whole block loads and stores without the mask, in vectors"))
@@ -158,6 +159,7 @@ class BuildKernel:
         """tl.store(...) of each output's value (masked unless `mask` is None)."""
         spec, statements = self.spec, []
         results = spec.result_dtypes or spec.out_dtypes
+        # each branch of a split stores nodes of its own
         for (out, pointer, strides), value, dtype, result, run in zip(outputs, copy.deepcopy(values), spec.out_dtypes,
                                                                       results, runs):
             if result != dtype:  # a float16 result in a float32 out= is rounded to float16 first
