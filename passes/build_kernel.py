@@ -134,7 +134,8 @@ class BuildKernel:
         if whole is None:
             return accesses(mask)
         unmasked = accesses(None)
-        return [ast.If(test=name(whole), body=unmasked, orelse=accesses(mask))] if unmasked else []
+        # the two branches share the body's value nodes: the masked one gets copies of its own
+        return [ast.If(test=name(whole), body=unmasked, orelse=copy.deepcopy(accesses(mask)))] if unmasked else []
 
     def loads(self, tensors, index, runs, mask) -> list:
         """param = tl.load(...) for each tensor parameter (masked unless `mask` is None)."""
@@ -159,9 +160,7 @@ class BuildKernel:
         """tl.store(...) of each output's value (masked unless `mask` is None)."""
         spec, statements = self.spec, []
         results = spec.result_dtypes or spec.out_dtypes
-        # each branch of a split stores nodes of its own
-        for (out, pointer, strides), value, dtype, result, run in zip(outputs, copy.deepcopy(values), spec.out_dtypes,
-                                                                      results, runs):
+        for (out, pointer, strides), value, dtype, result, run in zip(outputs, values, spec.out_dtypes, results, runs):
             if result != dtype:  # a float16 result in a float32 out= is rounded to float16 first
                 value = Lowered(cast_value(value, result, spec=spec), value.vtype, result)
             stored = cast_value(value, dtype, spec=spec)

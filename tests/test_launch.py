@@ -309,15 +309,28 @@ def test_moved_bytes_counts_each_operand_s_distinct_elements():
         assert call.moved_bytes(plan.sizes, plan.inputs + plan.outputs) == expected, [a.shape for a in args]
 
 
+def cuda_kernel(function, args, **spec_changes):
+    """(module source, kernel FunctionDef) that `function` generates for a CUDA call with these
+    arguments, planned here with `spec_changes` applied to its specialization."""
+    import ast
+    import dataclasses
+
+    from tritonize.passes import generate_module
+
+    _, spec = function.plan(args, {}, None)
+    source = generate_module(function._ctx, dataclasses.replace(spec, device_type="cuda", **spec_changes), "TEST")
+    kernel = next(node for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)
+                  and node.name.endswith("_kernel"))
+    return source, kernel
+
+
 def test_a_dependent_kernel_waits_before_its_first_load_and_releases_after_its_last():
     """Generated CUDA modules with dependent_launch: gdc_wait comes before every load and store
     and gdc_launch_dependents after every load and before every store, and the launch asks for
     PDL; without it, none of the three appear."""
     import ast
-    import dataclasses
 
     from tritonize import pointwise
-    from tritonize.passes import generate_module
 
     @pointwise
     def two(a, b, k: float = 2.0):
@@ -332,12 +345,8 @@ def test_a_dependent_kernel_waits_before_its_first_load_and_releases_after_its_l
              (scaled, (torch.tensor(3.0), 2.0)), (scaled, (torch.randn(64), 2.0)),
              (two, (torch.randn(70), torch.randn(70)))]  # rank 1, a ragged block: loads and stores in ifs
     for function, args in calls:
-        _, spec = function.plan(args, {}, None)
         for on in (True, False):
-            source = generate_module(function._ctx, dataclasses.replace(spec, device_type="cuda", dependent_launch=on),
-                                     "TEST")
-            kernel = next(node for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)
-                          and node.name.endswith("_kernel"))
+            source, kernel = cuda_kernel(function, args, dependent_launch=on)
             calls_in_source_order = sorted((node for node in ast.walk(kernel) if isinstance(node, ast.Call)),
                                            key=lambda node: (node.lineno, node.col_offset))
             order = [ast.unparse(node.func) for node in calls_in_source_order
@@ -363,21 +372,15 @@ def test_a_rank1_walk_masks_only_its_last_block():
     results equal torch's on both sides of each block boundary. Walks whose blocks cover the
     tasks, decoded walks and tiles keep one path."""
     import ast
-    import dataclasses
 
     from tritonize import pointwise
-    from tritonize.passes import generate_module
 
     @pointwise
     def axpy_and_diff(a, b, k: float = 0.5):
         return a * k + b, a - b
 
     def kernel_ifs(args):
-        _, spec = axpy_and_diff.plan(args, {}, None)
-        source = generate_module(axpy_and_diff._ctx, dataclasses.replace(spec, device_type="cuda"), "TEST")
-        kernel = next(node for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)
-                      and node.name.endswith("_kernel"))
-        return [node for node in kernel.body if isinstance(node, ast.If)]
+        return [node for node in cuda_kernel(axpy_and_diff, args)[1].body if isinstance(node, ast.If)]
 
     for numel in (3 * 4096 + 7, 4096 + 1, 70, 1):  # the CPU's blocks: up to 4096
         a, b = torch.randn(numel), torch.randn(numel)
