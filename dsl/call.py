@@ -356,6 +356,20 @@ def broadcast_dims(inputs: list) -> tuple:
     return tuple(found)
 
 
+def flat_indexed(sizes: list, stride_lists: list, tile) -> tuple:
+    """For a decoded walk (rank 2 or more, no tile): whether each operand's strides are the dense
+    row-major strides of `sizes`, so that the kernel may address it by the flat task id; () for
+    other walks, or where no operand is dense."""
+    # benchmarks/experiments/odd_tiles.py on an H100, bfloat16 broadcast adds of 1031 x 1031 and
+    # 4097 x 1531: the decoded address i0 * 1031 + i1 gives Triton no vectors; the flat one with
+    # only the last block masked took 12-17% off (3.68 -> 3.22 us, 12.60 -> 10.45)
+    if tile is not None or len(sizes) < 2:
+        return ()
+    dense = [math.prod(sizes[d + 1:]) for d in range(len(sizes))]
+    found = tuple(all(s == t for n, s, t in zip(sizes, strides, dense) if n != 1) for strides in stride_lists)
+    return found if any(found) else ()
+
+
 def runs_together(sizes: list, strides: list, p: int) -> bool:
     """Do the dims after p form one evenly strided run in this operand (so that the tile's
     combined index addresses it directly, and Triton sees the contiguity)?"""
@@ -367,8 +381,9 @@ CUDA_BLOCK, CUDA_WARPS = 1024, 4
 CUDA_TILE_ELEMENTS, CUDA_MID_TILE_ELEMENTS, CUDA_SMALL_TILE_ELEMENTS = 4096, 1024, 512
 # tiles whose every operand is NARROW_ELEMENT_BYTES wide or narrower (16-bit), from
 # NARROW_FULL_TILE_FROM elements up: 64 x 64 with 8 warps (see tile_elements); below it 32 x 32
-# rather than 512 elements (see tile_shape)
-NARROW_ELEMENT_BYTES, NARROW_FULL_TILE_FROM, NARROW_TILE_WARPS = 2, 2**20, 8
+# rather than 512 elements (see tile_shape). Tiles without vectors: 64 x 64 with 8 warps from a
+# wave of them, else 32 x 32 (see tile_elements)
+NARROW_ELEMENT_BYTES, NARROW_FULL_TILE_FROM, FULL_TILE_WARPS = 2, 2**20, 8
 # the flat block for costly math (exp, erf, sin, ...) when every element fits in one wave of the
 # device's threads at 4 elements per thread (see launch_shape)
 CUDA_SMALL_COSTLY_BLOCK = 512
@@ -381,11 +396,12 @@ LAUNCH_SHAPE_OVERRIDE = None
 
 
 def launch_shape(device: torch.device, sizes: tuple, tile, costly_math: bool = False,
-                 gathered: bool = False, element_bytes: int = 4) -> tuple[tuple, int]:
+                 gathered: bool = False, element_bytes: int = 4, vectors: bool = True) -> tuple[tuple, int]:
     """(blocks, warps) of a launch: BLOCK for a flat walk or the tile's edges, and num_warps.
     `costly_math`: the kernel calls exp, erf, sin, ... (math_table's costly rows); `gathered`:
     some input's innermost stride is neither 0 nor 1 (see gathers); `element_bytes`: the widest
-    element among the operands read or written in lines (see line_bytes)."""
+    element among the operands read or written in lines (see line_bytes); `vectors`: a tile's
+    lines can be read and written in vectors (see tile_vectors)."""
     if LAUNCH_SHAPE_OVERRIDE is not None:
         chosen = LAUNCH_SHAPE_OVERRIDE(sizes, tile)
         if chosen is not None:
@@ -396,9 +412,10 @@ def launch_shape(device: torch.device, sizes: tuple, tile, costly_math: bool = F
         # benchmarks/tune.py on an H100 and an H200: no warp count beats 4 for float32, and no tile
         # edges beat the ones tile_elements sizes (single launches at 2^20..2^24 could not tell
         # tiles apart; CUDA graphs could: see tile_elements). 16-bit tiles: see tile_elements
-        numel = math.prod(sizes)
-        warps = NARROW_TILE_WARPS if narrow_full_tiles(numel, element_bytes) else CUDA_WARPS
-        return tile_shape(device, sizes, tile, element_bytes), warps
+        elements = tile_elements(device, math.prod(sizes), element_bytes, vectors)
+        warps = FULL_TILE_WARPS if elements == CUDA_TILE_ELEMENTS and (element_bytes <= NARROW_ELEMENT_BYTES
+                                                                       or not vectors) else CUDA_WARPS
+        return tile_shape(device, sizes, tile, element_bytes, vectors), warps
     if device.type == "cuda":
         # benchmarks/tune.py on an H100 and an H200, 2^20..2^27 elements: 1024 with 4 warps is
         # within noise of the best for light ops; blocks of 2048 lift 16-bit gelu by 5-7% but
@@ -515,16 +532,41 @@ def line_bytes(operands: list) -> int:
     return max((o.tensor.dtype.itemsize for o in operands if any(o.strides)), default=4)
 
 
-def narrow_full_tiles(numel: int, element_bytes: int) -> bool:
-    """Do tiles of 16-bit (or narrower) operands keep 64 x 64 elements and 8 warps at this size?"""
-    return element_bytes <= NARROW_ELEMENT_BYTES and numel >= NARROW_FULL_TILE_FROM
+def narrow_full_tiles(numel: int, element_bytes: int, vectors: bool = True) -> bool:
+    """Do tiles of 16-bit (or narrower) operands keep 64 x 64 elements and 8 warps at this size
+    (where their lines load in vectors)?"""
+    return element_bytes <= NARROW_ELEMENT_BYTES and numel >= NARROW_FULL_TILE_FROM and vectors
 
 
-def tile_elements(device: torch.device, numel: int, element_bytes: int = 4) -> int:
+# Triton marks an integer argument as divisible by 16 when it is, and proves vector accesses
+# from that alone
+TRITON_DIVISIBILITY = 16
+
+
+def tile_vectors(sizes: list, tile, stride_lists: list) -> bool:
+    """Can a tile's lines be read and written in vectors? Only where every stride that steps
+    between lines, and the two bounds that the tile's mask compares to, are multiples of 16:
+    an odd row stride (a 1031 x 1031 tensor) starts each row off a 16-byte boundary, and Triton
+    then moves one element per access whatever the tile."""
+    p, runs = tile[0], tile[2] or (False,) * len(stride_lists)
+    bounds = (sizes[p], math.prod(sizes[p + 1:]))
+    if any(bound % TRITON_DIVISIBILITY for bound in bounds):
+        return False
+    for strides, run in zip(stride_lists, runs):
+        # an operand whose dims after p are one run is addressed through its last stride alone
+        steps = strides[:p + 1] + strides[-1:] if run else strides
+        walked = sizes[:p + 1] + sizes[-1:] if run else sizes
+        if any(stride % TRITON_DIVISIBILITY for size, stride in zip(walked, steps) if size != 1 and abs(stride) != 1):
+            return False
+    return True
+
+
+def tile_elements(device: torch.device, numel: int, element_bytes: int = 4, vectors: bool = True) -> int:
     """Elements per tile of a CUDA launch: 4096 (64 x 64), halved down to 1024 while the grid
     would hold fewer programs than the device runs at once (4 warps each), and to 512 while it
     would hold fewer than a quarter of those; tiles of 16-bit operands stay at 4096 from 2^20
-    elements up (and see tile_shape)."""
+    elements up where their lines load in vectors. Tiles without vectors (tile_vectors) stay at
+    4096 where those fill a wave, else take 1024 (and see tile_shape)."""
     # benchmarks/experiments/small_tiles.py on an H100, transposed and permuted adds at 2^12..2^20:
     # a kernel of a few 4096-element programs lasts as long as one program does (0.71-0.91x
     # eager at 2^12..2^16); 512-element tiles run those sizes 15-30% faster, at 1.0-1.1x eager.
@@ -537,9 +579,16 @@ def tile_elements(device: torch.device, numel: int, element_bytes: int = 4) -> i
     # rank-4 permuted adds, 64 x 64 tiles with 8 warps against the halved ones: 6-7% faster at
     # 2^23, 3% at 2^22, within noise at 2^20 and 2^21 (tune_16bit_tiles_h100.txt). uint8 adds
     # take it too: 11-12% faster at 2^22, 2-6% slower at 2^20 and 2^23 (tune_8bit_tiles_h100.txt)
+    # benchmarks/experiments/odd_tiles.py on an H100, `a.t() + b` with odd row strides (so no
+    # vectors), CUDA graphs: bfloat16 from 1031 x 1031 to 777 x 10007 (under a wave of 4096-element
+    # tiles), 64 x 64 tiles with 8 warps 0.90-0.98x torch.compile, with 4 warps 0.75-0.84x, and
+    # 32 x 32 with 4 warps 0.97-1.05x; at 24001 x 1399 (four waves) 32 x 32 0.94x, 64 x 64 with 8
+    # warps 1.00x, and float32 there 64 x 64 with 8 warps 1.03x against 0.96x with 4
     elements = CUDA_TILE_ELEMENTS
-    if narrow_full_tiles(numel, element_bytes):
+    if narrow_full_tiles(numel, element_bytes, vectors):
         return elements
+    if not vectors and numel // elements < programs_at_once(device):
+        elements = CUDA_MID_TILE_ELEMENTS
     while elements > CUDA_MID_TILE_ELEMENTS and numel // elements < programs_at_once(device):
         elements //= 2
     while elements > CUDA_SMALL_TILE_ELEMENTS and numel // elements < programs_at_once(device) // 4:
@@ -547,14 +596,14 @@ def tile_elements(device: torch.device, numel: int, element_bytes: int = 4) -> i
     return elements
 
 
-def tile_shape(device: torch.device, sizes: tuple, tile, element_bytes: int = 4) -> tuple:
+def tile_shape(device: torch.device, sizes: tuple, tile, element_bytes: int = 4, vectors: bool = True) -> tuple:
     """The tile edges of a CUDA launch: tile_blocks of tile_elements, but where 16-bit (or
     narrower) operands would get 512-element tiles, 32 x 32 ones when both sides are that long."""
     # `benchmarks.tune --graph` on an H100, bfloat16 transposed and rank-4 permuted adds at
     # 2^15..2^19: 32 x 32 tiles 1-5% faster than 16 x 32 or 32 x 16 ones; where a side is shorter
     # (a 16-element inner run at 2^15), a 1024-element tile (64 x 16) was 13% slower than 32 x 16
     # (tune_16bit_small_h100.txt)
-    elements = tile_elements(device, math.prod(sizes), element_bytes)
+    elements = tile_elements(device, math.prod(sizes), element_bytes, vectors)
     if element_bytes <= NARROW_ELEMENT_BYTES and elements == CUDA_SMALL_TILE_ELEMENTS:
         square = tile_blocks(sizes, tile, CUDA_MID_TILE_ELEMENTS)
         if min(square) >= 32:

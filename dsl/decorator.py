@@ -310,8 +310,9 @@ class PointwiseFunction:
         if tile is not None:  # which operands (inputs, then outputs) see the dims after p as one run
             tile = (*tile, tuple(call.runs_together(sizes, strides, tile[0]) for strides in merged))
         gathered, element_bytes = tile is None and call.gathers(merged[:len(inputs)]), call.line_bytes(operands)
+        vectors = tile is None or call.tile_vectors(sizes, tile, merged)
         blocks, warps = call.launch_shape(device, tuple(sizes), tile, self._costly_math, gathered=gathered,
-                                          element_bytes=element_bytes)
+                                          element_bytes=element_bytes, vectors=vectors)
         index_dtype = torch.int32 if call.fits_int32(sizes, merged, math.prod(blocks)) else torch.int64
         plan = call.CallPlan(shape, device, vtypes, kernel_values, inputs, outputs, tuple(sizes), index_dtype,
                              blocks, warps)
@@ -323,6 +324,7 @@ class PointwiseFunction:
             result_dtypes=result_dtypes if result_dtypes != out_dtypes else (),  # out= of other dtypes
             evict_last=call.evict_last(device, tuple(sizes), tile, blocks),
             broadcast_dims=call.broadcast_dims(inputs), unmasked=call.unmasked(tuple(sizes), tile, blocks),
+            flat_indexed=call.flat_indexed(sizes, merged, tile),
             dependent_launch=call.dependent_launch(device, tuple(sizes), tile, self._costly_math, gathered,
                                                    element_bytes, call.moved_bytes(tuple(sizes), operands)))
         if approximate is None and approximations.checkable(spec):

@@ -14,6 +14,7 @@ from pathlib import Path
 import torch
 
 from tritonize import call
+from tritonize.passes.build_kernel import flat_indexed_labels
 from tritonize.passes.type_rules import dtype_name
 from tritonize.view import StridedView
 
@@ -246,6 +247,10 @@ def _runs_on(plan, spec) -> str:
             launch += " covering the elements exactly, so no masks"
         elif spec.masks_last_block_only:
             launch += "; whole blocks load and store without a mask, only the last block is masked"
+        dense = flat_indexed_labels(spec)
+        if dense:
+            launch += (f"; {', '.join(dense)} {'is' if len(dense) == 1 else 'are'} dense in the walk's order, so "
+                       f"addressed by the flat index (vector accesses across rows)")
     if plan.device.type == "cuda":
         kept = "; its loads ask the L2 to keep their lines (evict_last)" if spec.evict_last else ""
         if spec.dependent_launch:

@@ -1,7 +1,8 @@
 """Wrap the lowered body in a rank-specialized, tuple-free Triton kernel: a pointer and one
 stride argument per dim for every tensor, one size argument per dim, a flat task id decoded
 to a multi-index right to left, masked loads and stores (no masks where the blocks cover the
-tasks exactly, nor in the whole blocks of a rank-1 walk). Leaves the body as it is.
+tasks exactly, nor in the whole blocks of a flat walk); tensors dense in the walk's order are
+addressed by the task id itself. Leaves the body as it is.
 """
 from __future__ import annotations
 
@@ -69,10 +70,11 @@ class BuildKernel:
         if spec.index_dtype == torch.int64:
             statements.append(comment("int64 indexing: some offset does not fit in int32"))
             statements.append(assign(pid, expr("pid.to(tl.int64)", pid=name(pid))))
+        self.tid = None
         if spec.tile:
             statements += self.decode_tile(pid, index, sizes, mask)
         else:
-            tid = fresh("tid")
+            tid = self.tid = fresh("tid")
             statements.append(assign(tid, expr("pid * BLOCK + tl.arange(0, BLOCK)", pid=name(pid))))
             if spec.unmasked:
                 statements.append(comment("no mask: the blocks cover the tasks exactly"))
@@ -82,9 +84,8 @@ class BuildKernel:
             statements += self.decode(tid, index, sizes)
         # a mask `tid < num_tasks` whose bound Triton cannot prove a multiple of the vector width
         # splits each load and store into one-element accesses (a rank-1 bfloat16 add ran at
-        # half of eager's speed: benchmarks/experiments/ragged_masks.py); in a rank-1 walk the
-        # whole blocks need no mask. A decoded walk's bound is a multiple of its inner size, so
-        # where the inner dim gives vectors (a multiple of 16), the mask keeps them too
+        # half of eager's speed: benchmarks/experiments/ragged_masks.py); the whole blocks of a
+        # flat walk need no mask
         whole = fresh("whole_block") if spec.masks_last_block_only else None
         if whole:
             statements.append(comment("a whole block loads and stores without the mask, in vectors"))
@@ -95,7 +96,12 @@ class BuildKernel:
                                       "until its writes are visible before the first load"))
             statements.append(stmt("tl_cuda.gdc_wait()"))
         runs = spec.tile[2] if spec.tile else [False] * (len(tensors) + len(outputs))
-        statements += self.split(whole, lambda m: self.loads(tensors, index, runs, m), mask)
+        flat = spec.flat_indexed or [False] * (len(tensors) + len(outputs))
+        if any(flat):
+            dense = ", ".join(label for (label, _, _), f in zip(tensors + outputs, flat) if f)
+            statements.append(comment(f"{dense}: dense in the walk's order, so addressed by tid, which Triton sees "
+                                      f"run on across rows"))
+        statements += self.split(whole, lambda m: self.loads(tensors, index, runs, flat, m), mask)
         if spec.dependent_launch:
             statements.append(comment("every load is issued: a dependent launch after this one may start; "
                                       "it waits for these stores in its own gdc_wait"))
@@ -111,8 +117,8 @@ class BuildKernel:
             statements.append(assign(param, value))
 
         statements += body.statements
-        statements += self.split(whole, lambda m: self.stores(outputs, body.outputs, index, runs[len(tensors):], m),
-                                 mask)
+        statements += self.split(whole, lambda m: self.stores(outputs, body.outputs, index, runs[len(tensors):],
+                                                              flat[len(tensors):], m), mask)
 
         arg_names = ([p for _, p, _ in tensors] + [p for _, p, _ in outputs] + [a for _, a in scalars]
                      + [s for _, _, strides in tensors + outputs for s in strides] + sizes + [num_tasks])
@@ -137,13 +143,13 @@ class BuildKernel:
         # the two branches share the body's value nodes: the masked one gets copies of its own
         return [ast.If(test=name(whole), body=unmasked, orelse=copy.deepcopy(accesses(mask)))] if unmasked else []
 
-    def loads(self, tensors, index, runs, mask) -> list:
+    def loads(self, tensors, index, runs, flat, mask) -> list:
         """param = tl.load(...) for each tensor parameter (masked unless `mask` is None)."""
         spec, statements = self.spec, []
         broadcast = dict(spec.broadcast_dims)
-        for (param, pointer, strides), run in zip(tensors, runs):
+        for (param, pointer, strides), run, at_tid in zip(tensors, runs, flat):
             vtype = next(p.vtype for p in spec.params if p.name == param)
-            address = self.address(pointer, strides, index, run, broadcast.get(param, ()))
+            address = self.address(pointer, strides, index, run, broadcast.get(param, ()), at_tid)
             if not strides or mask is None:
                 load = expr("tl.load(p)", p=address)
             else:
@@ -156,15 +162,16 @@ class BuildKernel:
             statements.append(assign(param, load))
         return statements
 
-    def stores(self, outputs, values, index, runs, mask) -> list:
+    def stores(self, outputs, values, index, runs, flat, mask) -> list:
         """tl.store(...) of each output's value (masked unless `mask` is None)."""
         spec, statements = self.spec, []
         results = spec.result_dtypes or spec.out_dtypes
-        for (out, pointer, strides), value, dtype, result, run in zip(outputs, values, spec.out_dtypes, results, runs):
+        for (out, pointer, strides), value, dtype, result, run, at_tid in zip(outputs, values, spec.out_dtypes,
+                                                                              results, runs, flat):
             if result != dtype:  # a float16 result in a float32 out= is rounded to float16 first
                 value = Lowered(cast_value(value, result, spec=spec), value.vtype, result)
             stored = cast_value(value, dtype, spec=spec)
-            address = self.address(pointer, strides, index, run)
+            address = self.address(pointer, strides, index, run, at_tid=at_tid)
             statements.append(stmt("tl.store(p, v)", p=address, v=stored) if mask is None else
                               stmt("tl.store(p, v, mask=m)", p=address, v=stored, m=name(mask)))
         return statements
@@ -235,10 +242,13 @@ class BuildKernel:
                     remaining = quotient
         return statements
 
-    def address(self, pointer, strides, index, run=False, broadcast_dims=()):
-        """pointer + sum(i_d * stride_d), leaving out the dims where the stride is 0."""
+    def address(self, pointer, strides, index, run=False, broadcast_dims=(), at_tid=False):
+        """pointer + sum(i_d * stride_d), leaving out the dims where the stride is 0; pointer + tid
+        for a tensor dense in the walk's order (`at_tid`)."""
         if not strides:
             return name(pointer)
+        if at_tid:
+            return expr("p + t", p=name(pointer), t=name(self.tid))
         terms = list(enumerate(zip(index, strides)))  # (dim, (index, stride))
         if run and self.group_index is not None:
             # the dims after p are one run here: the combined index times the last stride,
@@ -269,11 +279,19 @@ def describe_spec(spec) -> str:
     kept = "; loads kept in L2 (evict_last)" if spec.evict_last else ""
     unmasked = "; no masks (the blocks cover the tasks exactly)" if spec.unmasked else ""
     dependent = "; dependent launch (PDL)" if spec.dependent_launch else ""
+    dense = flat_indexed_labels(spec)
+    flat = f"; {', '.join(dense)} at the flat index" if dense else ""
     # dsl/cli.py's `cache list` reads this line back: the params, outputs, index width and
     # device come first, in this order
     return (f"rank {spec.rank}, {'; '.join(parts)}; outputs: {outs}; "
             f"{dtype_name(spec.index_dtype)} indexing; {spec.device_type}{broadcast}{approximated}{kept}{unmasked}"
-            f"{dependent}")
+            f"{flat}{dependent}")
+
+
+def flat_indexed_labels(spec) -> list:
+    """The tensors (parameters, then out0, out1, ...) that the kernel addresses by the flat task id."""
+    labels = [p.name for p in spec.params if p.is_tensor] + [f"out{k}" for k in range(len(spec.out_dtypes))]
+    return [label for label, flat in zip(labels, spec.flat_indexed) if flat]
 
 
 def _python_kind(dtype):

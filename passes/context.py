@@ -82,12 +82,17 @@ class Specialization:
     # for that kernel's writes before its first load, and lets the next kernel start launching
     # after its last load (call.dependent_launch: Hopper and later)
     dependent_launch: bool = False
+    # for each tensor (inputs, then outputs) of a decoded walk (rank 2 or more, no tile), whether
+    # its strides are the dense row-major strides of the walk's sizes: it is addressed by the
+    # flat task id, whose contiguity Triton sees across rows (the decoded sum i0 * s0 + i1 * s1
+    # it cannot follow where the inner size is not a multiple of 16); else ()
+    flat_indexed: tuple[bool, ...] = ()
 
     @property
     def masks_last_block_only(self) -> bool:
-        """A rank-1 walk whose blocks do not cover its tasks: whole blocks load and store without
+        """A flat walk whose blocks do not cover its tasks: whole blocks load and store without
         the mask, in vectors, and only the last block is masked (passes/build_kernel.py)."""
-        return self.tile is None and not self.unmasked and self.rank == 1
+        return self.tile is None and not self.unmasked
 
     @property
     def block_names(self) -> tuple:

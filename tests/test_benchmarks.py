@@ -373,6 +373,55 @@ def test_16bit_tiles_keep_64x64_with_8_warps_from_2e20(monkeypatch):
     assert call.launch_shape(cpu, (2048, 2048), tile, element_bytes=2) == (call.tile_blocks((2048, 2048), tile), 1)
 
 
+def test_tiles_without_vectors_are_full_only_from_a_wave(monkeypatch):
+    """Tiles whose lines cannot load vectors (an odd row stride or bound) take 64 x 64 with 8 warps
+    where a grid of those fills a wave (2112 programs of 4 warps on 132 SMs), whatever the dtype;
+    below it 32 x 32 with 4 warps (16-bit ones too, which take 64 x 64 from 2^20 with vectors),
+    and under a quarter wave the usual smaller tiles."""
+    monkeypatch.setattr(call, "device_threads", lambda device: 132 * 2048)
+    cuda, tile = torch.device("cuda", 0), (0, 1, ())
+    for element_bytes in (1, 2, 4, 8):
+        for sizes, launch_tile in (((1031, 1031), tile), ((2999, 1001), tile), ((4097, 1531), tile),
+                                   ((777, 10007), tile), ((4, 1031, 1031), (1, 2, ()))):
+            assert call.launch_shape(cuda, sizes, launch_tile, element_bytes=element_bytes, vectors=False) == \
+                ((32, 32), 4), (sizes, element_bytes)
+        for sizes in ((24001, 1399), (2 * 2112 * 4096 // 1021, 1021)):
+            assert call.launch_shape(cuda, sizes, tile, element_bytes=element_bytes, vectors=False) == \
+                ((64, 64), 8), (sizes, element_bytes)
+        small = call.launch_shape(cuda, (255, 257), tile, element_bytes=element_bytes, vectors=False)
+        assert small == call.launch_shape(cuda, (255, 257), tile, element_bytes=element_bytes)
+    assert call.launch_shape(cuda, (1031, 1031), tile, element_bytes=2) == ((64, 64), 8)  # with vectors
+    assert call.launch_shape(cuda, (24001, 1399), tile, element_bytes=4) == ((64, 64), 4)
+
+
+def test_tile_vectors_rule():
+    """Vectors where every stride between lines and both mask bounds are multiples of 16."""
+    tile = (0, 1, ())
+    assert call.tile_vectors([1024, 2048], tile, [[1, 1024], [2048, 1], [2048, 1]])
+    assert call.tile_vectors([1024, 2048], tile, [[1, 0], [2048, 1], [0, 0]])  # broadcasts
+    assert not call.tile_vectors([1031, 1031], tile, [[1, 1031], [1031, 1], [1031, 1]])
+    assert not call.tile_vectors([1024, 2048], tile, [[1, 1032], [2048, 1]])  # a row stride of 8
+    assert not call.tile_vectors([1024, 2040], tile, [[1, 1024], [2048, 1]])  # a bound of 2040
+    assert not call.tile_vectors([1000, 2048], tile, [[1, 1024], [2048, 1]])
+    # rank 4, p = 1: the second operand's dims after p are one run, read through its last stride
+    permuted = [[2048, 1, 512, 64], [2048, 32, 8, 1]]
+    assert call.tile_vectors([3, 64, 4, 8], (1, 3, (False, True)), permuted)
+    assert not call.tile_vectors([3, 64, 4, 8], (1, 3, (False, False)), permuted)  # 8 steps between lines
+    assert not call.tile_vectors([3, 64, 4, 8], (1, 3, (False, True)), [[2056, 1, 512, 64], [2048, 32, 8, 1]])
+
+
+def test_plan_tells_launch_shape_whether_tiles_load_vectors(monkeypatch):
+    seen = []
+    real = call.launch_shape
+    monkeypatch.setattr(call, "launch_shape", lambda *args, **kw: seen.append(kw["vectors"]) or real(*args, **kw))
+    fn = OPS["add"].ours
+    for (rows, cols), vectors in (((64, 32), True), ((63, 32), False), ((64, 33), False), ((64, 40), False)):
+        fn.plan((torch.randn(cols, rows).t(), torch.randn(rows, cols)), {}, None)
+        assert seen[-1] is vectors, (rows, cols)
+    fn.plan((torch.randn(63, 33), torch.randn(33)), {}, None)
+    assert seen[-1] is True  # flat walks: no tile to judge
+
+
 @given(sizes=st.lists(st.integers(1, 5000), min_size=2, max_size=4), p=st.integers(0, 2),
        element_bytes=st.sampled_from([1, 2, 4, 8]), costly=st.booleans())
 def test_cuda_tiles_are_powers_of_two_within_the_sizes(sizes, p, element_bytes, costly):

@@ -366,11 +366,11 @@ def test_a_dependent_kernel_waits_before_its_first_load_and_releases_after_its_l
             assert "from triton.language.extra import cuda as tl_cuda" in source
 
 
-def test_a_rank1_walk_masks_only_its_last_block():
-    """A rank-1 kernel whose blocks do not cover its tasks loads and stores whole blocks without
-    the mask, so that Triton keeps their accesses vectors, and masks only the last block; its
-    results equal torch's on both sides of each block boundary. Walks whose blocks cover the
-    tasks, decoded walks and tiles keep one path."""
+def test_a_flat_walk_masks_only_its_last_block():
+    """A flat kernel (rank 1, or decoded from rank 2 on) whose blocks do not cover its tasks
+    loads and stores whole blocks without the mask, so that Triton keeps their accesses vectors,
+    and masks only the last block; its results equal torch's on both sides of each block
+    boundary. Walks whose blocks cover the tasks, and tiles, keep one path."""
     import ast
 
     from tritonize import pointwise
@@ -382,8 +382,10 @@ def test_a_rank1_walk_masks_only_its_last_block():
     def kernel_ifs(args):
         return [node for node in cuda_kernel(axpy_and_diff, args)[1].body if isinstance(node, ast.If)]
 
-    for numel in (3 * 4096 + 7, 4096 + 1, 70, 1):  # the CPU's blocks: up to 4096
-        a, b = torch.randn(numel), torch.randn(numel)
+    # rank 1, and rank 2 with b broadcast along either dim (the CPU's blocks: up to 4096)
+    shapes = [((n,), (n,)) for n in (3 * 4096 + 7, 4096 + 1, 70, 1)] + [((65, 67), (67,)), ((131, 33), (131, 1))]
+    for shape, other in shapes:
+        a, b = torch.randn(shape), torch.randn(other)
         loads, stores = kernel_ifs((a, b))
         for branch, masked in ((loads.body, False), (loads.orelse, True), (stores.body, False), (stores.orelse, True)):
             calls = [node for node in ast.walk(ast.Module(body=branch, type_ignores=[])) if isinstance(node, ast.Call)
@@ -391,14 +393,62 @@ def test_a_rank1_walk_masks_only_its_last_block():
             assert len(calls) == 2 and all(any(k.arg == "mask" for k in c.keywords) is masked for c in calls)
         first, second = axpy_and_diff(a, b)
         assert torch.equal(first, a * 0.5 + b) and torch.equal(second, a - b)
-        ints = torch.arange(numel, dtype=torch.int32)
-        first, second = axpy_and_diff(ints, ints.flip(0), 3)  # k: float, so a float32 first result
-        expected = (ints * 3.0 + ints.flip(0), ints - ints.flip(0))
+        ints = torch.arange(a.numel(), dtype=torch.int32).reshape(shape)
+        other_ints = torch.arange(b.numel(), dtype=torch.int32).flip(0).reshape(other)
+        first, second = axpy_and_diff(ints, other_ints, 3)  # k: float, so a float32 first result
+        expected = (ints * 3.0 + other_ints, ints - other_ints)
         assert [r.dtype for r in (first, second)] == [e.dtype for e in expected] == [torch.float32, torch.int32]
         assert torch.equal(first, expected[0]) and torch.equal(second, expected[1])
     assert kernel_ifs((torch.randn(8192), torch.randn(8192))) == []  # blocks cover the tasks: no masks
-    assert kernel_ifs((torch.randn(31, 33), torch.randn(33))) == []  # decoded: one masked path
+    assert kernel_ifs((torch.randn(64, 64), torch.randn(64))) == []
     assert kernel_ifs((torch.randn(33, 31).t(), torch.randn(31, 33))) == []  # a tile
+
+
+@pytest.mark.parametrize("b_shape, flat", [((67,), (True, False, True, True)), ((131, 1), (True, False, True, True)),
+                                           ("transposed", ())])
+def test_dense_operands_of_a_decoded_walk_are_addressed_by_the_task_id(b_shape, flat):
+    """In a decoded walk, a tensor whose strides are the dense row-major strides of the walk
+    (here `a` and both outputs) is read and written at `ptr + tid`, which Triton sees run on
+    across rows where the inner size (67, 33) is not a multiple of 16; a broadcast operand keeps
+    its decoded address. The header says which; results equal torch's, also with out= tensors
+    that are not dense (which keep decoded addresses)."""
+    import ast
+
+    from tritonize import call, pointwise
+
+    @pointwise
+    def axpy_and_diff(a, b, k: float = 0.5):
+        return a * k + b, a - b
+
+    a = torch.randn(131, 67) if b_shape != (131, 1) else torch.randn(131, 33)
+    b = torch.randn(b_shape) if b_shape != "transposed" else torch.randn(a.shape[::-1]).t()
+    _, spec = axpy_and_diff.plan((a, b), {}, None)
+    assert spec.flat_indexed == flat
+    source, kernel = cuda_kernel(axpy_and_diff, (a, b))
+    addresses = {ast.unparse(node.args[0]) for node in ast.walk(kernel) if isinstance(node, ast.Call)
+                 and ast.unparse(node.func) in ("tl.load", "tl.store")}
+    at_tid = {address.split(" + ")[0] for address in addresses if address.endswith(" + tid")}
+    assert at_tid == ({"a_ptr", "out0_ptr", "out1_ptr"} if flat else set())
+    assert ("a, out0, out1 at the flat index" in source) == bool(flat)
+    first, second = axpy_and_diff(a, b)
+    assert torch.equal(first, a * 0.5 + b) and torch.equal(second, a - b)
+    outs = (torch.empty(a.shape[::-1]).t(), torch.empty(a.shape[0], 2 * a.shape[1])[:, ::2])
+    _, spec = axpy_and_diff.plan((a, b), {}, outs)
+    assert spec.tile or spec.flat_indexed == (flat[:2] + (False, False) if flat else ())
+    axpy_and_diff(a, b, out=outs)
+    assert torch.equal(outs[0], a * 0.5 + b) and torch.equal(outs[1], a - b)
+
+
+def test_flat_indexed_rule():
+    """Dense row-major strides over the walk's sizes, size-1 dims aside; only decoded walks."""
+    from tritonize import call
+
+    assert call.flat_indexed([5, 7], [[7, 1], [0, 1], [1, 5]], None) == (True, False, False)
+    assert call.flat_indexed([5, 1, 7], [[7, 99, 1], [14, 7, 2]], None) == (True, False)
+    assert call.flat_indexed([3, 5, 7], [[35, 7, 1], [0, 7, 1]], None) == (True, False)
+    assert call.flat_indexed([5, 7], [[0, 1], [1, 0]], None) == ()  # nothing dense
+    assert call.flat_indexed([35], [[1], [1]], None) == ()  # rank 1 walks index by tid anyway
+    assert call.flat_indexed([5, 7], [[7, 1], [1, 5]], (0, 1, (True, True))) == ()  # tiles
 
 
 @needs_cuda

@@ -161,7 +161,7 @@ def test_launches_whose_blocks_cover_the_elements_need_no_masks(device, shape, o
     assert ("no masks (the blocks cover the tasks exactly)" in source) == covered
     assert ("covering the elements exactly, so no masks" in add.explain(x, y)) == covered
     last_only = spec.masks_last_block_only
-    assert last_only == (not covered and spec.rank == 1)  # (60,): a rank-1 walk, its last block masked
+    assert last_only == (not covered)  # (60,) and the decoded walks: their last block masked
     assert ("only the last block is masked" in add.explain(x, y)) == last_only
     assert ("if whole_block:" in source) == last_only
     torch.testing.assert_close(add(x, y), x + y)
