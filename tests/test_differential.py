@@ -209,3 +209,48 @@ def test_output_layout_follows_inputs(data, device):
         theirs = [s for s, n in zip(expected.stride(), expected.shape) if n > 1]
         assert ours == theirs, f"{got.stride()} vs torch {expected.stride()} for shape {tuple(got.shape)}"
     torch.testing.assert_close(got, expected, rtol=1.3e-6, atol=1e-5)
+
+
+def axpy_and_diff(a, b):
+    return a * 3 + b, a - b
+
+
+AXPY_AND_DIFF = pointwise(axpy_and_diff)
+
+
+@given(data=st.data())
+def test_flat_walks_in_small_blocks(data, device):
+    """Flat walks forced into blocks of 16-64 elements (call.LAUNCH_SHAPE_OVERRIDE; tiles keep
+    theirs), so that most launches have whole blocks, which load and store without masks and
+    address dense operands by the flat index, and a ragged last block: the results equal torch's
+    for drawn broadcasts, layouts, int32 and float32 operands, with and without out= tensors in
+    a drawn layout."""
+    from tritonize import call
+
+    shape = data.draw(shapes(max_rank=4, max_numel=300), label="shape")
+    shape_a, shape_b = data.draw(broadcast_shapes(shape, 2), label="arg shapes")
+    dtype_a, dtype_b = (data.draw(st.sampled_from([torch.int32, torch.float32]), label=f"dtype {n}") for n in "ab")
+    generator = torch.Generator().manual_seed(data.draw(st.integers(0, 2**31 - 1), label="seed"))
+    a = data.draw(laid_out(make_values(shape_a, dtype_a, generator), device), label="a")
+    b = data.draw(laid_out(make_values(shape_b, dtype_b, generator), device), label="b")
+    block = data.draw(st.sampled_from([16, 32, 64]), label="BLOCK")
+    expected = (a * 3 + b, a - b)
+    outs = None
+    if data.draw(st.booleans(), label="out="):
+        outs = tuple(data.draw(laid_out(torch.zeros(e.shape, dtype=e.dtype), device), label=f"out{k}")
+                     for k, e in enumerate(expected))
+    AXPY_AND_DIFF._recipes.clear()
+    AXPY_AND_DIFF._out_recipes.clear()
+    call.LAUNCH_SHAPE_OVERRIDE = lambda sizes, tile: ((block,), 1) if tile is None else None
+    try:
+        got = AXPY_AND_DIFF(a, b) if outs is None else AXPY_AND_DIFF(a, b, out=outs)
+    finally:
+        call.LAUNCH_SHAPE_OVERRIDE = None
+        AXPY_AND_DIFF._recipes.clear()
+        AXPY_AND_DIFF._out_recipes.clear()
+    for ours, theirs in zip(got, expected):
+        assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
+        assert torch.equal(ours, theirs) if not theirs.is_floating_point() else \
+            torch.testing.assert_close(ours, theirs, rtol=1.3e-6, atol=1e-5) is None
+    if outs is not None:
+        assert all(o is g for o, g in zip(outs, got))
