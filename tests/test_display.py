@@ -152,3 +152,26 @@ def test_print_code_off_values(value, monkeypatch):
 
     monkeypatch.setenv("TRITONIZE_PRINT_CODE", value)
     assert not print_code_enabled()
+
+
+def test_runs_on_says_when_cuda_tiles_load_no_vectors():
+    """explain()'s launch line for a CUDA tile says when its lines cannot load vectors (an odd
+    row stride), which is what sizes those tiles; aligned tiles and CPU launches say nothing."""
+    import dataclasses
+
+    from tritonize import call, display, pointwise
+
+    @pointwise
+    def add_tiles(a, b):
+        return a + b
+
+    for rows, cols, vectors in ((33, 31, False), (64, 32, True)):
+        a, b = torch.randn(cols, rows).t(), torch.randn(rows, cols)
+        plan, spec = add_tiles.plan((a, b), {}, None)
+        assert spec.tile is not None
+        words = "no vector loads in these tiles"
+        assert words not in display._runs_on(plan, spec)  # the CPU: the interpreter's tiles
+        on_cuda = display._runs_on(dataclasses.replace(plan, device=torch.device("cuda", 0)),
+                                   dataclasses.replace(spec, device_type="cuda"))
+        assert (words in on_cuda) is not vectors, on_cuda
+        assert call.tile_vectors(plan.sizes, spec.tile, [o.strides for o in plan.inputs + plan.outputs]) is vectors
