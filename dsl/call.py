@@ -415,7 +415,7 @@ def launch_shape(device: torch.device, sizes: tuple, tile, costly_math: bool = F
         elements = tile_elements(device, math.prod(sizes), element_bytes, vectors)
         warps = FULL_TILE_WARPS if elements == CUDA_TILE_ELEMENTS and (element_bytes <= NARROW_ELEMENT_BYTES
                                                                        or not vectors) else CUDA_WARPS
-        return tile_shape(device, sizes, tile, element_bytes, vectors), warps
+        return tile_shape(sizes, tile, elements, element_bytes), warps
     if device.type == "cuda":
         # benchmarks/tune.py on an H100 and an H200, 2^20..2^27 elements: 1024 with 4 warps is
         # within noise of the best for light ops; blocks of 2048 lift 16-bit gelu by 5-7% but
@@ -596,14 +596,14 @@ def tile_elements(device: torch.device, numel: int, element_bytes: int = 4, vect
     return elements
 
 
-def tile_shape(device: torch.device, sizes: tuple, tile, element_bytes: int = 4, vectors: bool = True) -> tuple:
-    """The tile edges of a CUDA launch: tile_blocks of tile_elements, but where 16-bit (or
-    narrower) operands would get 512-element tiles, 32 x 32 ones when both sides are that long."""
+def tile_shape(sizes: tuple, tile, elements: int, element_bytes: int = 4) -> tuple:
+    """The tile edges of a CUDA launch of `elements` per tile (tile_elements): tile_blocks, but
+    where 16-bit (or narrower) operands would get 512-element tiles, 32 x 32 ones when both sides
+    are that long."""
     # `benchmarks.tune --graph` on an H100, bfloat16 transposed and rank-4 permuted adds at
     # 2^15..2^19: 32 x 32 tiles 1-5% faster than 16 x 32 or 32 x 16 ones; where a side is shorter
     # (a 16-element inner run at 2^15), a 1024-element tile (64 x 16) was 13% slower than 32 x 16
     # (tune_16bit_small_h100.txt)
-    elements = tile_elements(device, math.prod(sizes), element_bytes, vectors)
     if element_bytes <= NARROW_ELEMENT_BYTES and elements == CUDA_SMALL_TILE_ELEMENTS:
         square = tile_blocks(sizes, tile, CUDA_MID_TILE_ELEMENTS)
         if min(square) >= 32:

@@ -247,8 +247,8 @@ def _runs_on(plan, spec) -> str:
             launch += " covering the elements exactly, so no masks"
         elif spec.masks_last_block_only:
             launch += "; whole blocks load and store without a mask, only the last block is masked"
-        strides = [o.strides for o in plan.inputs + plan.outputs]
-        if plan.device.type == "cuda" and spec.tile and not call.tile_vectors(plan.sizes, spec.tile, strides):
+        if plan.device.type == "cuda" and spec.tile and not call.tile_vectors(
+                plan.sizes, spec.tile, [o.strides for o in plan.inputs + plan.outputs]):
             launch += ("; no vector loads in these tiles (a stride between their lines or a side they walk is not a "
                        "multiple of 16), so 64 x 64 tiles only from a wave of them, else 32 x 32")
         dense = flat_indexed_labels(spec)

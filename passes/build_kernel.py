@@ -98,9 +98,8 @@ class BuildKernel:
         runs = spec.tile[2] if spec.tile else [False] * (len(tensors) + len(outputs))
         flat = spec.flat_indexed or [False] * (len(tensors) + len(outputs))
         if any(flat):
-            dense = ", ".join(label for (label, _, _), f in zip(tensors + outputs, flat) if f)
-            statements.append(comment(f"{dense}: dense in the walk's order, so addressed by tid, which Triton sees "
-                                      f"run on across rows"))
+            statements.append(comment(f"{', '.join(flat_indexed_labels(spec))}: dense in the walk's order, so "
+                                      f"addressed by tid, which Triton sees run on across rows"))
         statements += self.split(whole, lambda m: self.loads(tensors, index, runs, flat, m), mask)
         if spec.dependent_launch:
             statements.append(comment("every load is issued: a dependent launch after this one may start; "
