@@ -378,6 +378,7 @@ def host_breakdown(x, calls) -> dict:
     the output allocation, and the launch (direct, and through Triton's runner for
     comparison). The key and lookup are the whole call's time less the first part's."""
     from tritonize.decorator import signature_key
+    from tritonize.launch import three_dims
 
     add = OPS["add"].ours
     recipe = add._recipes[signature_key((x, x))]
@@ -391,7 +392,7 @@ def host_breakdown(x, calls) -> dict:
         parts["tritonize: direct launch"] = lambda: recipe.fast((x.data_ptr(), x.data_ptr(), out.data_ptr(),
                                                                  *recipe.tail))
     if getattr(recipe, "compiled", None) is not None:
-        runner = recipe.compiled[(recipe.grid[0], 1, 1)]
+        runner = recipe.compiled[three_dims(recipe.grid)]
         parts["Triton: CompiledKernel[grid] launch"] = lambda: runner(x, x, out, *recipe.tail)
     return per_call_us(parts, calls)
 

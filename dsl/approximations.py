@@ -133,7 +133,7 @@ def read_verdict(name: str):
 def exact_rank1(spec):
     """The specialization a check runs: `spec`'s element math on 1-D inputs, exact."""
     return dataclasses.replace(spec, rank=1, index_dtype=torch.int32, tile=None, approximate=(), evict_last=False,
-                               broadcast_dims=(), unmasked=False)
+                               broadcast_dims=(), unmasked=False, two_dimensional_grid=False)
 
 
 def verified(function, spec, device: torch.device):

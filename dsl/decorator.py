@@ -15,7 +15,7 @@ import torch
 from torch._subclasses.fake_tensor import is_fake
 
 from tritonize import approximations, cache, call, display, log, torch_ops
-from tritonize.launch import direct_launcher
+from tritonize.launch import direct_launcher, three_dims
 from tritonize.errors import ArgumentCountError, CallError, OutArgumentError, UnsupportedSyntax
 from tritonize.passes import (ParamSpec, Specialization, derive_backward, generate_module, infer_output_types,
                               run_frontend)
@@ -325,6 +325,7 @@ class PointwiseFunction:
             evict_last=call.evict_last(device, tuple(sizes), tile, blocks),
             broadcast_dims=call.broadcast_dims(inputs), unmasked=call.unmasked(tuple(sizes), tile, blocks),
             flat_indexed=call.flat_indexed(sizes, merged, tile),
+            two_dimensional_grid=call.two_dimensional_grid(tuple(sizes), tile, blocks),
             dependent_launch=call.dependent_launch(device, tuple(sizes), tile, self._costly_math, gathered,
                                                    element_bytes, call.moved_bytes(tuple(sizes), operands)))
         if approximate is None and approximations.checkable(spec):
@@ -431,7 +432,7 @@ class PointwiseFunction:
         tensor_params = [p for p in spec.params if p.is_tensor]
         strides = [tuple(o.strides) for o, p in zip(plan.inputs, tensor_params) if spec.has_strides(p)]
         strides += [tuple(o.strides) for o in plan.outputs]
-        grid = (call.launch_grid(plan, spec.tile),)
+        grid = call.launch_grid(plan, spec.tile, spec.two_dimensional_grid)
         recipe = LaunchRecipe(
             launch=module.launch if module is not None else None,
             tensor_positions=tuple(self._params.index(p.name) for p in tensor_params),
@@ -569,12 +570,12 @@ class LaunchRecipe:
         per-call argument binding. The kernel is specialized on pointer alignment, which the
         signature key holds for the inputs."""
         self.compiled = compiled  # the steady path's launcher is made from it (and benchmarks time it)
-        self.fast = direct_launcher(compiled, self.grid[0], self.device) if DIRECT_LAUNCH else None
+        self.fast = direct_launcher(compiled, self.grid, self.device) if DIRECT_LAUNCH else None
         if self.fast is not None:
             self.fast_kind = "direct"
             return
         try:
-            self.fast = compiled[(self.grid[0], 1, 1)]  # Triton 3.6 reads three grid dims
+            self.fast = compiled[three_dims(self.grid)]
             self.fast_kind = "runner"
         except Exception:  # another Triton's launcher: its own path keeps working
             self.fast = self.fast_kind = None
@@ -603,7 +604,7 @@ class LaunchRecipe:
                 fast(*args, out, *tail)
                 return out
             return call
-        steady = direct_launcher(self.compiled, self.grid[0], self.device, output=(like, allocate, tail))
+        steady = direct_launcher(self.compiled, self.grid, self.device, output=(like, allocate, tail))
         if steady is not None:
             return steady
 

@@ -242,7 +242,10 @@ def _runs_on(plan, spec) -> str:
     launch = ""
     if plan.numel > 0:
         edges = f"tiles of {' x '.join(map(str, plan.blocks))}" if spec.tile else f"BLOCK {plan.blocks[0]}"
-        launch = f"; {edges}, grid ({call.launch_grid(plan, spec.tile)},)"
+        grid = call.launch_grid(plan, spec.tile, spec.two_dimensional_grid)
+        launch = f"; {edges}, grid ({', '.join(map(str, grid))}{',' if len(grid) == 1 else ''})"
+        if spec.two_dimensional_grid:
+            launch += " (tiles along the inner run, rows of tiles)"
         if spec.unmasked:
             launch += " covering the elements exactly, so no masks"
         elif spec.masks_last_block_only:

@@ -51,8 +51,13 @@ def _idle(hook) -> bool:
     return hook is None or (type(getattr(hook, "calls", None)) is list and not hook.calls)
 
 
-def direct_launcher(compiled, grid0: int, device: torch.device, knobs=None, current_stream=None, output=None):
-    """A function `launch(kernel_args)` that launches `compiled` on the grid (grid0, 1, 1)
+def three_dims(grid: tuple) -> tuple:
+    """A launch grid of one or two dims as the three that Triton 3.6's runner reads."""
+    return (*grid, 1, 1)[:3]
+
+
+def direct_launcher(compiled, grid: tuple, device: torch.device, knobs=None, current_stream=None, output=None):
+    """A function `launch(kernel_args)` that launches `compiled` on the grid (one or two dims)
     on the device's current stream, the kernel's arguments given as one tuple, pointers as
     ints; None where this Triton's launcher is not one it knows. With `output`, a triple
     (like, allocate, tail), it is instead the steady path's `call(args, pointers)`: allocate
@@ -62,7 +67,8 @@ def direct_launcher(compiled, grid0: int, device: torch.device, knobs=None, curr
     launch hook is registered (a profiler), each launch goes through Triton's own runner so
     that the hook sees it."""
     try:
-        runner = compiled[(grid0, 1, 1)]  # loads the module; Triton 3.6 reads three grid dims
+        grid_x, grid_y, grid_z = three_dims(grid)
+        runner = compiled[(grid_x, grid_y, grid_z)]  # loads the module
         launcher, function, metadata = compiled.run, compiled.function, compiled.packed_metadata
     except Exception:
         return None
@@ -98,7 +104,7 @@ def direct_launcher(compiled, grid0: int, device: torch.device, knobs=None, curr
             def launch(args):
                 if (runtime.launch_enter_hook is enter and runtime.launch_exit_hook is exit
                         and not enter_calls and not exit_calls):
-                    c_launch(grid0, 1, 1, current_stream(index), *between, *args)
+                    c_launch(grid_x, grid_y, grid_z, current_stream(index), *between, *args)
                 else:
                     runner(*args)
             return launch
@@ -107,7 +113,7 @@ def direct_launcher(compiled, grid0: int, device: torch.device, knobs=None, curr
             out = empty_like(args[like]) if like is not None else allocate(args)
             if (runtime.launch_enter_hook is enter and runtime.launch_exit_hook is exit
                     and not enter_calls and not exit_calls):
-                c_launch(grid0, 1, 1, current_stream(index), *between, *pointers, out.data_ptr(), *tail)
+                c_launch(grid_x, grid_y, grid_z, current_stream(index), *between, *pointers, out.data_ptr(), *tail)
             else:
                 runner(*pointers, out.data_ptr(), *tail)
             return out
@@ -120,7 +126,7 @@ def direct_launcher(compiled, grid0: int, device: torch.device, knobs=None, curr
         def launch(args):
             if (runtime.launch_enter_hook is enter and runtime.launch_exit_hook is exit
                     and not enter_calls and not exit_calls):
-                c_launch(grid0, 1, 1, current_stream(index), *between, args)
+                c_launch(grid_x, grid_y, grid_z, current_stream(index), *between, args)
             else:
                 runner(*args)
         return launch
@@ -129,7 +135,7 @@ def direct_launcher(compiled, grid0: int, device: torch.device, knobs=None, curr
         out = empty_like(args[like]) if like is not None else allocate(args)
         if (runtime.launch_enter_hook is enter and runtime.launch_exit_hook is exit
                 and not enter_calls and not exit_calls):
-            c_launch(grid0, 1, 1, current_stream(index), *between, (*pointers, out.data_ptr(), *tail))
+            c_launch(grid_x, grid_y, grid_z, current_stream(index), *between, (*pointers, out.data_ptr(), *tail))
         else:
             runner(*pointers, out.data_ptr(), *tail)
         return out

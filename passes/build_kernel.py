@@ -191,11 +191,13 @@ class BuildKernel:
     def decode_tile(self, pid, index, sizes, mask):
         """A 2D tile over (dim p) x (the dims after p, as one combined index): an operand
         contiguous along p and one contiguous along the later dims both read whole lines;
-        Triton moves the tile between the two layouts through shared memory. The dims
-        before p come from the program id."""
+        Triton moves the tile between the two layouts through shared memory. On a 2D grid
+        the tile's column is program_id(0) and its row program_id(1); else both come from one
+        program id. The dims before p come from the row."""
         p = self.spec.tile[0]
         rank, fresh = len(index), self.names.fresh
         group = list(range(p + 1, rank))
+        others = list(range(p - 1, -1, -1))
         group_size = fresh("group_size") if len(group) > 1 else sizes[group[0]]
         tiles_inner, tiles_p = fresh("tiles_inner"), fresh("tiles_p")
         tile_inner, tile_p, rest = fresh("tile_inner"), fresh("tile_p"), fresh("rest")
@@ -205,16 +207,25 @@ class BuildKernel:
             for d in group[1:]:
                 product = ast.BinOp(left=product, op=ast.Mult(), right=name(sizes[d]))
             statements.append(assign(group_size, product))
-        statements += [
-            assign(tiles_inner, expr("(s + BLOCK1 - 1) // BLOCK1", s=name(group_size))),
-            assign(tiles_p, expr("(s + BLOCK0 - 1) // BLOCK0", s=name(sizes[p]))),
-            assign(tile_inner, expr("pid % n", pid=name(pid), n=name(tiles_inner))),
-            assign(rest, expr("pid // n", pid=name(pid), n=name(tiles_inner))),
-            assign(tile_p, expr("r % n", r=name(rest), n=name(tiles_p))),
-        ]
-        others = list(range(p - 1, -1, -1))
+        row = rest if others else tile_p  # the row of tiles; with dims before p, it holds them too
+        if self.spec.two_dimensional_grid:
+            row_id = expr("tl.program_id(1)")
+            if self.spec.index_dtype == torch.int64:
+                row_id = expr("r.to(tl.int64)", r=row_id)
+            statements += [comment("a 2D grid: program_id(0) is the tile's column, program_id(1) its row"),
+                           assign(tile_inner, name(pid)), assign(row, row_id)]
+        else:
+            statements += [
+                assign(tiles_inner, expr("(s + BLOCK1 - 1) // BLOCK1", s=name(group_size))),
+                assign(tile_inner, expr("pid % n", pid=name(pid), n=name(tiles_inner))),
+                assign(row, expr("pid // n", pid=name(pid), n=name(tiles_inner))),
+            ]
         if others:
-            statements.append(assign(rest, expr("r // n", r=name(rest), n=name(tiles_p))))
+            statements += [
+                assign(tiles_p, expr("(s + BLOCK0 - 1) // BLOCK0", s=name(sizes[p]))),
+                assign(tile_p, expr("r % n", r=name(rest), n=name(tiles_p))),
+                assign(rest, expr("r // n", r=name(rest), n=name(tiles_p))),
+            ]
         for position, d in enumerate(others):
             if position == len(others) - 1:
                 statements.append(assign(index[d], name(rest)))
@@ -278,13 +289,14 @@ def describe_spec(spec) -> str:
     kept = "; loads kept in L2 (evict_last)" if spec.evict_last else ""
     unmasked = "; no masks (the blocks cover the tasks exactly)" if spec.unmasked else ""
     dependent = "; dependent launch (PDL)" if spec.dependent_launch else ""
+    grid = "; tiles on a 2D grid" if spec.two_dimensional_grid else ""
     dense = flat_indexed_labels(spec)
     flat = f"; {', '.join(dense)} at the flat index" if dense else ""
     # dsl/cli.py's `cache list` reads this line back: the params, outputs, index width and
     # device come first, in this order
     return (f"rank {spec.rank}, {'; '.join(parts)}; outputs: {outs}; "
             f"{dtype_name(spec.index_dtype)} indexing; {spec.device_type}{broadcast}{approximated}{kept}{unmasked}"
-            f"{flat}{dependent}")
+            f"{flat}{grid}{dependent}")
 
 
 def flat_indexed_labels(spec) -> list:

@@ -87,6 +87,10 @@ class Specialization:
     # flat task id, whose contiguity Triton sees across rows (the decoded sum i0 * s0 + i1 * s1
     # it cannot follow where the inner size is not a multiple of 16); else ()
     flat_indexed: tuple[bool, ...] = ()
+    # a tiled launch on a 2D grid: the tile's column is program_id(0), its row (and the dims
+    # before p) program_id(1), with no division by the number of columns; else one program id,
+    # split (call.two_dimensional_grid: all tiles whose rows fit the grid's second dimension)
+    two_dimensional_grid: bool = False
 
     @property
     def masks_last_block_only(self) -> bool:

@@ -62,7 +62,7 @@ DEVICE = torch.device("cuda", 1)
 
 def test_triton_3_6_layout():
     compiled = Compiled(Launcher36())
-    launch = direct_launcher(compiled, 40, DEVICE, knobs=Knobs(HookChain), current_stream=streams)
+    launch = direct_launcher(compiled, (40,), DEVICE, knobs=Knobs(HookChain), current_stream=streams)
     assert launcher_layout(compiled.run) == "3.6" and compiled.grids == [(40, 1, 1)]
     launch((111, 222, 3, 1024))
     assert compiled.run.calls == [(40, 1, 1, 78, 1234, False, True, None, None, (4, 1, 0), None, None, None,
@@ -70,9 +70,20 @@ def test_triton_3_6_layout():
     assert compiled.runner_calls == []
 
 
+@pytest.mark.parametrize("launcher", [Launcher36, Launcher39])
+def test_a_two_dimensional_grid_reaches_the_c_launch_and_the_runner(launcher):
+    """A tiled launch's grid (columns, rows) goes to the C entry point as gridX, gridY and to
+    Triton's runner as three dims."""
+    compiled = Compiled(launcher())
+    launch = direct_launcher(compiled, (16, 3), DEVICE, knobs=Knobs(HookChain), current_stream=streams)
+    assert compiled.grids == [(16, 3, 1)]
+    launch((111, 5))
+    assert compiled.run.calls[0][:4] == (16, 3, 1, 78)
+
+
 def test_triton_3_9_layout():
     compiled = Compiled(Launcher39())
-    launch = direct_launcher(compiled, 8, DEVICE, knobs=Knobs(lambda: None), current_stream=streams)
+    launch = direct_launcher(compiled, (8,), DEVICE, knobs=Knobs(lambda: None), current_stream=streams)
     assert launcher_layout(compiled.run) == "3.9"
     launch((111, 5))
     assert compiled.run.calls == [(8, 1, 1, 78, 1234, False, True, (4, 1, 0), None, None, None, None, None,
@@ -84,7 +95,7 @@ def test_a_registered_hook_sees_every_launch(launcher):
     """A profiler's launch hook is honoured: those launches go through Triton's runner."""
     knobs = Knobs(HookChain)
     compiled = Compiled(launcher())
-    launch = direct_launcher(compiled, 2, DEVICE, knobs=knobs, current_stream=streams)
+    launch = direct_launcher(compiled, (2,), DEVICE, knobs=knobs, current_stream=streams)
     knobs.runtime.launch_enter_hook.calls.append(print)
     launch((1, 2))
     assert compiled.runner_calls == [(1, 2)] and compiled.run.calls == []
@@ -112,7 +123,7 @@ def test_the_steady_call_allocates_its_output_and_launches_in_one_closure(launch
         allocated.append(args)
         return Output()
 
-    call = direct_launcher(compiled, 40, DEVICE, knobs=knobs, current_stream=streams,
+    call = direct_launcher(compiled, (40,), DEVICE, knobs=knobs, current_stream=streams,
                            output=(None, allocate, (3, 64)))
     out = call(("a", "b"), [111, 222])
     assert type(out) is Output and allocated == [("a", "b")]
@@ -132,7 +143,7 @@ def test_the_steady_call_allocates_like_an_argument_without_the_allocator(launch
     def allocate(args):
         raise AssertionError("like= names the argument to allocate like")
 
-    call = direct_launcher(compiled, 40, DEVICE, knobs=knobs, current_stream=streams, output=(1, allocate, (3, 64)))
+    call = direct_launcher(compiled, (40,), DEVICE, knobs=knobs, current_stream=streams, output=(1, allocate, (3, 64)))
     first, second = call((a, b), [111, 222]), call((a, b), [111, 222])
     assert first.dtype == torch.float64 and first.shape == (3, 4) and first.stride() == b.stride()
     assert first.data_ptr() != second.data_ptr()
@@ -152,7 +163,7 @@ class ScratchLauncher(Launcher36):
 @pytest.mark.parametrize("launcher", [UnknownLauncher, ScratchLauncher])
 def test_an_unknown_launcher_or_one_needing_scratch_is_left_to_triton(launcher):
     compiled = Compiled(launcher())
-    assert direct_launcher(compiled, 2, DEVICE, knobs=Knobs(HookChain), current_stream=streams) is None
+    assert direct_launcher(compiled, (2,), DEVICE, knobs=Knobs(HookChain), current_stream=streams) is None
 
 
 def test_the_installed_triton_has_a_known_layout():
@@ -199,7 +210,7 @@ def test_memoized_cuda_calls_use_the_compiled_launcher(direct, monkeypatch):
 def test_a_hook_registered_before_arming_leaves_the_launch_to_triton():
     knobs = Knobs(HookChain)
     knobs.runtime.launch_exit_hook.calls.append(print)
-    assert direct_launcher(Compiled(Launcher36()), 2, DEVICE, knobs=knobs, current_stream=streams) is None
+    assert direct_launcher(Compiled(Launcher36()), (2,), DEVICE, knobs=knobs, current_stream=streams) is None
 
 
 @needs_cuda

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import linecache
+import math
 import os
 import subprocess
 import sys
@@ -456,6 +457,44 @@ def test_tile_with_combined_inner_dims(device):
     assert spec.tile is not None and spec.tile[0] < spec.rank - 2
     assert "group_size" in add.source(a, b)
     torch.testing.assert_close(add(a, b), a + b)
+
+
+# (a's shape before .t() or a permute, that permute, the tile's dim p: its rank-2 and rank-3 walks)
+GRID_CASES = [((33, 70), (1, 0), 0), ((70, 200), (1, 0), 0), ((5, 64, 3, 2), (0, 3, 2, 1), 1),
+              ((3, 40, 6, 5), (0, 3, 2, 1), 1)]
+
+
+@pytest.mark.parametrize("shape, permute, p", GRID_CASES)
+@pytest.mark.parametrize("max_rows", [65535, 1, 0], ids=["rows fit", "one row", "none fit"])
+@pytest.mark.parametrize("index_dtype", [torch.int32, torch.int64])
+def test_tiles_take_a_2d_grid_where_their_rows_fit(device, monkeypatch, shape, permute, p, max_rows, index_dtype):
+    """A tiled launch runs on a 2D grid (tile column, row of tiles: program_id(0) and (1)) where
+    its rows of tiles (along p, times the dims before p) fit call.MAX_GRID_ROWS; else on one
+    program id split by division. Both give torch's results, in rank 2 and with dims before p,
+    with int32 and int64 indexing (forced)."""
+    monkeypatch.setattr(call, "MAX_GRID_ROWS", max_rows)
+    if index_dtype == torch.int64:
+        monkeypatch.setattr(call, "fits_int32", lambda *args: False)
+    a = torch.randn(shape, device=device).permute(permute)
+    b = torch.randn(a.shape, device=device)
+
+    @pointwise
+    def add_on_a_grid(a, b):
+        return a + b
+
+    plan, spec = add_on_a_grid.plan((a, b), {}, None)
+    assert spec.tile is not None and spec.tile[0] == p and spec.index_dtype == index_dtype
+    rows = -(-plan.sizes[p] // plan.blocks[0]) * math.prod(plan.sizes[:p])
+    columns = -(-math.prod(plan.sizes[p + 1:]) // plan.blocks[1])
+    assert spec.two_dimensional_grid == (rows <= max_rows)
+    grid = call.launch_grid(plan, spec.tile, spec.two_dimensional_grid)
+    assert grid == ((columns, rows) if spec.two_dimensional_grid else (columns * rows,))
+    source = add_on_a_grid.source(a, b)
+    assert ("tl.program_id(1)" in source) == spec.two_dimensional_grid
+    assert ("// tiles_inner" in source) != spec.two_dimensional_grid
+    assert ("tl.program_id(1).to(tl.int64)" in source) == (spec.two_dimensional_grid and index_dtype == torch.int64)
+    for _ in range(2):  # planned, then the memoized recipe
+        torch.testing.assert_close(add_on_a_grid(a, b), a + b, rtol=0, atol=0)
 
 
 # -- memoized calls with out= -----------------------------------------------------------------

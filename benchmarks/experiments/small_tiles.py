@@ -5,6 +5,8 @@ ran 0.78-0.97x eager there (latest.md): is a kernel that small bound by one prog
 
     python -m benchmarks.experiments.small_tiles
 """
+import math
+
 import torch
 
 from benchmarks.cases import OPS, bytes_moved, make_inputs
@@ -49,7 +51,7 @@ def main():
                 finally:
                     call.LAUNCH_SHAPE_OVERRIDE = None
                     op.ours._recipes.clear()
-                grid = call.launch_grid(plan, spec.tile)
+                grid = math.prod(call.launch_grid(plan, spec.tile))
                 print(f"  tile {elements:5d} ({'x'.join(map(str, plan.blocks)):>7}) warps {warps}: {grid:6d} programs,"
                       f" single {single:6.2f} us ({eager_single / single:.2f}x eager), graph {graph:6.2f} us"
                       f" ({eager_graph / graph:.2f}x eager)", flush=True)
