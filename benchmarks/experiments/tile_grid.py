@@ -14,6 +14,7 @@ launches on rotating inputs, the least of five rounds taken in turn, so that eac
 leads one round (the 1D decode twice, to show how far apart the same kernel measures).
 
     python -m benchmarks.experiments.tile_grid
+    python -m benchmarks.experiments.tile_grid odd   # odd_shapes.py's transposed adds, 2D grid against 1D decode
 """
 import torch
 import triton
@@ -122,7 +123,66 @@ def variants(launcher):
     return make
 
 
+def add(a, b):
+    return a + b
+
+
+def odd_shape_rows(shapes):
+    """The transposed adds of odd_shapes.py (odd row strides: tiles without vectors), tritonize
+    on a 2D grid against tritonize with its tiles forced onto the 1D decode (call.MAX_GRID_ROWS
+    = 0 while that function plans), each a fresh @pointwise function, in one process: graphs
+    after a flush, and back to back above the L2, each the best of 5 rounds taken in turn."""
+    from benchmarks import run
+    from benchmarks.cases import bytes_moved
+    from benchmarks.experiments.odd_shapes import odd_inputs
+    from tritonize import call, pointwise
+
+    l2 = torch.cuda.get_device_properties(0).L2_cache_size
+    for dtype in (torch.float32, torch.bfloat16):
+        for rows, cols in shapes:
+            inputs = odd_inputs("transposed + contiguous", rows, cols, dtype)
+            reference = torch.add(*inputs)
+            on_2d_grid, on_1d_decode = pointwise(add), pointwise(add)
+            limit, call.MAX_GRID_ROWS = call.MAX_GRID_ROWS, 0
+            try:
+                plan_1d, spec_1d = on_1d_decode.plan(tuple(inputs), {}, None)
+                assert torch.equal(on_1d_decode(*inputs), reference)
+            finally:
+                call.MAX_GRID_ROWS = limit
+            plan_2d, spec_2d = on_2d_grid.plan(tuple(inputs), {}, None)
+            assert torch.equal(on_2d_grid(*inputs), reference)
+            assert spec_2d.two_dimensional_grid and not spec_1d.two_dimensional_grid
+            compiled = run.compile_static(torch.add)
+            moved = bytes_moved(inputs, [reference])
+            sets = [inputs] + [odd_inputs("transposed + contiguous", rows, cols, dtype)
+                               for _ in range(run.rotating_sets(moved) - 1)]
+            calls = {name: [lambda x=x, f=f: f(*x) for x in sets]
+                     for name, f in (("2D grid", on_2d_grid), ("1D decode", on_1d_decode),
+                                     ("torch.compile", compiled))}
+            run.ROUNDS, rounds = 5, run.ROUNDS
+            try:
+                timers = [("graphs", run.replay_us, False)] + (
+                    [("back to back", run.steady_us, True)] if moved > l2 else [])
+                for label, timer, keep in timers:
+                    times = run.graphs_in_turn(calls, timer, keep_outputs=keep)
+                    print(f"add | transposed + contiguous | {str(dtype)[6:]} | {rows}x{cols} | "
+                          f"{'x'.join(map(str, plan_2d.blocks))}/{plan_2d.warps}, grid "
+                          f"{call.launch_grid(plan_2d, spec_2d.tile, True)} | {label}: 2D grid "
+                          f"{times['2D grid']:.2f} us, 1D decode {times['1D decode']:.2f}, compile "
+                          f"{times['torch.compile']:.2f} (2D/1D {times['1D decode'] / times['2D grid']:.3f}x, "
+                          f"{times['torch.compile'] / times['2D grid']:.3f}x compile)", flush=True)
+            finally:
+                run.ROUNDS = rounds
+
+
 def main():
+    import sys
+
+    if sys.argv[1:] == ["odd"]:
+        from benchmarks.experiments.odd_shapes import SHAPES
+        print(header("tile_grid odd", rounds=5))
+        odd_shape_rows(SHAPES)
+        return
     print(header("tile_grid", rounds=5))
     for case, launcher in (("transposed + contiguous", transposed_launcher), ("rank-4 permuted", rank4_launcher)):
         for dtype, exponents in ((torch.bfloat16, (20, 21, 22)), (torch.float32, (20, 22))):
