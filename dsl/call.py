@@ -381,9 +381,11 @@ CUDA_BLOCK, CUDA_WARPS = 1024, 4
 CUDA_TILE_ELEMENTS, CUDA_MID_TILE_ELEMENTS, CUDA_SMALL_TILE_ELEMENTS = 4096, 1024, 512
 # tiles whose every operand is NARROW_ELEMENT_BYTES wide or narrower (16-bit), from
 # NARROW_FULL_TILE_FROM elements up: 64 x 64 with 8 warps (see tile_elements); below it 32 x 32
-# rather than 512 elements (see tile_shape). Tiles without vectors: 64 x 64 with 8 warps from a
-# wave of them, else 32 x 32 (see tile_elements)
+# rather than 512 elements (see tile_shape). Tiles without vectors: 4096 elements from a wave of
+# them, else 32 x 32 (see tile_elements); those 4096 are 64 x 64 with 8 warps for 16-bit
+# operands and 32 rows of NO_VECTOR_TILE_RUN elements with 4 warps for wider ones (see tile_shape)
 NARROW_ELEMENT_BYTES, NARROW_FULL_TILE_FROM, FULL_TILE_WARPS = 2, 2**20, 8
+NO_VECTOR_TILE_RUN = 128
 # the flat block for costly math (exp, erf, sin, ...) when every element fits in one wave of the
 # device's threads at 4 elements per thread (see launch_shape)
 CUDA_SMALL_COSTLY_BLOCK = 512
@@ -413,9 +415,9 @@ def launch_shape(device: torch.device, sizes: tuple, tile, costly_math: bool = F
         # edges beat the ones tile_elements sizes (single launches at 2^20..2^24 could not tell
         # tiles apart; CUDA graphs could: see tile_elements). 16-bit tiles: see tile_elements
         elements = tile_elements(device, math.prod(sizes), element_bytes, vectors)
-        warps = FULL_TILE_WARPS if elements == CUDA_TILE_ELEMENTS and (element_bytes <= NARROW_ELEMENT_BYTES
-                                                                       or not vectors) else CUDA_WARPS
-        return tile_shape(sizes, tile, elements, element_bytes), warps
+        narrow = element_bytes <= NARROW_ELEMENT_BYTES
+        warps = FULL_TILE_WARPS if elements == CUDA_TILE_ELEMENTS and narrow else CUDA_WARPS
+        return tile_shape(sizes, tile, elements, element_bytes, vectors), warps
     if device.type == "cuda":
         # benchmarks/tune.py on an H100 and an H200, 2^20..2^27 elements: 1024 with 4 warps is
         # within noise of the best for light ops; blocks of 2048 lift 16-bit gelu by 5-7% but
@@ -596,10 +598,20 @@ def tile_elements(device: torch.device, numel: int, element_bytes: int = 4, vect
     return elements
 
 
-def tile_shape(sizes: tuple, tile, elements: int, element_bytes: int = 4) -> tuple:
+def tile_shape(sizes: tuple, tile, elements: int, element_bytes: int = 4, vectors: bool = True) -> tuple:
     """The tile edges of a CUDA launch of `elements` per tile (tile_elements): tile_blocks, but
     where 16-bit (or narrower) operands would get 512-element tiles, 32 x 32 ones when both sides
-    are that long."""
+    are that long, and full tiles of wider operands that load no vectors (tile_vectors) run
+    NO_VECTOR_TILE_RUN elements along the inner run (32 x 128)."""
+    # benchmarks/experiments/large_odd_tiles.py on an H100, float32 `a.t() + b` with odd row
+    # strides at 12.5-64 Mi elements, CUDA graphs: 64 x 64 tiles with 8 warps ran 0.906-0.942x
+    # torch.compile on four of five shapes (1.053x on the fifth), 32 x 128 with 4 warps 0.993-1.145x,
+    # the best or within 1% of it on every shape (64 x 128 with 8 close behind, 128 x 64 worst);
+    # bfloat16 keeps 64 x 64 with 8 warps, the best there on every shape (32 x 128: 0.95-0.99x)
+    if not vectors and element_bytes > NARROW_ELEMENT_BYTES and elements == CUDA_TILE_ELEMENTS:
+        p = tile[0]
+        block1 = min(_next_power_of_two(math.prod(sizes[p + 1:])), NO_VECTOR_TILE_RUN)
+        return min(_next_power_of_two(sizes[p]), elements // block1), block1
     # `benchmarks.tune --graph` on an H100, bfloat16 transposed and rank-4 permuted adds at
     # 2^15..2^19: 32 x 32 tiles 1-5% faster than 16 x 32 or 32 x 16 ones; where a side is shorter
     # (a 16-element inner run at 2^15), a 1024-element tile (64 x 16) was 13% slower than 32 x 16

@@ -253,7 +253,8 @@ def _runs_on(plan, spec) -> str:
         if plan.device.type == "cuda" and spec.tile and not call.tile_vectors(
                 plan.sizes, spec.tile, [o.strides for o in plan.inputs + plan.outputs]):
             launch += ("; no vector loads in these tiles (a stride between their lines or a side they walk is not a "
-                       "multiple of 16), so 64 x 64 tiles only from a wave of them, else 32 x 32")
+                       "multiple of 16), so 4096-element tiles (64 x 64 for 16-bit operands, 32 x 128 for wider ones) only "
+                       "from a wave of them, else 32 x 32")
         dense = flat_indexed_labels(spec)
         if dense:
             launch += (f"; {', '.join(dense)} {'is' if len(dense) == 1 else 'are'} dense in the walk's order, so "

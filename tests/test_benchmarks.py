@@ -374,10 +374,11 @@ def test_16bit_tiles_keep_64x64_with_8_warps_from_2e20(monkeypatch):
 
 
 def test_tiles_without_vectors_are_full_only_from_a_wave(monkeypatch):
-    """Tiles whose lines cannot load vectors (an odd row stride or bound) take 64 x 64 with 8 warps
-    where a grid of those fills a wave (2112 programs of 4 warps on 132 SMs), whatever the dtype;
-    below it 32 x 32 with 4 warps (16-bit ones too, which take 64 x 64 from 2^20 with vectors),
-    and under a quarter wave the usual smaller tiles."""
+    """Tiles whose lines cannot load vectors (an odd row stride or bound) take 4096 elements where
+    a grid of those fills a wave (2112 programs of 4 warps on 132 SMs): 64 x 64 with 8 warps for
+    16-bit (or narrower) operands, 32 rows of 128 with 4 warps for wider ones (a shorter inner
+    run gives the rows to p); below a wave 32 x 32 with 4 warps (16-bit ones too, which take
+    64 x 64 from 2^20 with vectors), and under a quarter wave the usual smaller tiles."""
     monkeypatch.setattr(call, "device_threads", lambda device: 132 * 2048)
     cuda, tile = torch.device("cuda", 0), (0, 1, ())
     for element_bytes in (1, 2, 4, 8):
@@ -385,9 +386,15 @@ def test_tiles_without_vectors_are_full_only_from_a_wave(monkeypatch):
                                    ((777, 10007), tile), ((4, 1031, 1031), (1, 2, ()))):
             assert call.launch_shape(cuda, sizes, launch_tile, element_bytes=element_bytes, vectors=False) == \
                 ((32, 32), 4), (sizes, element_bytes)
-        for sizes in ((24001, 1399), (2 * 2112 * 4096 // 1021, 1021)):
-            assert call.launch_shape(cuda, sizes, tile, element_bytes=element_bytes, vectors=False) == \
-                ((64, 64), 8), (sizes, element_bytes)
+        full = ((64, 64), 8) if element_bytes <= 2 else ((32, 128), 4)
+        for sizes in ((24001, 1399), (1399, 24001), (2 * 2112 * 4096 // 1021, 1021), (4097, 4099)):
+            assert call.launch_shape(cuda, sizes, tile, element_bytes=element_bytes, vectors=False) == full, \
+                (sizes, element_bytes)
+        if element_bytes > 2:  # an inner run of 37: 37 -> 64 elements along it, 4096 / 64 rows
+            assert call.launch_shape(cuda, (300000, 37), tile, element_bytes=element_bytes, vectors=False) == \
+                ((64, 64), 4)
+            assert call.launch_shape(cuda, (2**17, 100), tile, element_bytes=element_bytes, vectors=False) == \
+                ((32, 128), 4)
         small = call.launch_shape(cuda, (255, 257), tile, element_bytes=element_bytes, vectors=False)
         assert small == call.launch_shape(cuda, (255, 257), tile, element_bytes=element_bytes)
     assert call.launch_shape(cuda, (1031, 1031), tile, element_bytes=2) == ((64, 64), 8)  # with vectors
