@@ -585,7 +585,8 @@ def tile_elements(device: torch.device, numel: int, element_bytes: int = 4, vect
     # vectors), CUDA graphs: bfloat16 from 1031 x 1031 to 777 x 10007 (under a wave of 4096-element
     # tiles), 64 x 64 tiles with 8 warps 0.90-0.98x torch.compile, with 4 warps 0.75-0.84x, and
     # 32 x 32 with 4 warps 0.97-1.05x; at 24001 x 1399 (four waves) 32 x 32 0.94x, 64 x 64 with 8
-    # warps 1.00x, and float32 there 64 x 64 with 8 warps 1.03x against 0.96x with 4
+    # warps 1.00x, and float32 there 64 x 64 with 8 warps 1.03x against 0.96x with 4 (on later
+    # machines 0.94x, where 32 x 128 with 4 warps ran 1.02x: see tile_shape)
     elements = CUDA_TILE_ELEMENTS
     if narrow_full_tiles(numel, element_bytes, vectors):
         return elements
