@@ -1,0 +1,57 @@
+"""Tile shapes for kernels with costly math on tiled layouts. layout_ops.py found the two-output op
+(r * cos(theta), r * sin(theta)) and silu_and_mul under 0.95x torch.compile on transposed and
+rank-4 permuted inputs (as low as 0.84x: the two-output op, bfloat16 rank 4 at 2^20), where the
+tile rule was tuned on adds. Those rows, tritonize's op launched with other tile edges and warps
+(call.LAUNCH_SHAPE_OVERRIDE) beside its planned launch and torch.compile, as CUDA graphs of
+launches on rotating inputs after a flush, the best of 3 rounds taken in turn.
+
+    python -m benchmarks.experiments.tiled_costly
+"""
+import torch
+
+from benchmarks import run
+from benchmarks.cases import OPS, bytes_moved, make_inputs
+from benchmarks.experiments import header
+from tritonize import call
+
+ROWS = [("two outputs (user)", "rank-4 permuted", torch.bfloat16, 20),
+        ("two outputs (user)", "transposed + contiguous", torch.float32, 22),
+        ("two outputs (user)", "rank-4 permuted", torch.float32, 22),
+        ("two outputs (user)", "transposed + contiguous", torch.bfloat16, 22),
+        ("silu_and_mul", "transposed + contiguous", torch.bfloat16, 20),
+        ("silu_and_mul", "rank-4 permuted", torch.bfloat16, 20),
+        ("silu_and_mul", "transposed + contiguous", torch.float32, 20)]
+CONFIGS = [((64, 64), 8), ((64, 64), 4), ((32, 32), 4), ((32, 64), 4), ((64, 32), 4), ((32, 128), 4),
+           ((16, 64), 4), ((32, 32), 2)]
+
+
+def main():
+    print(header("tiled_costly"), flush=True)
+    for name, case, dtype, exponent in ROWS:
+        op = OPS[name]
+        inputs = make_inputs(case, 2**exponent, op.arity, dtype, "cuda", op.bool_first)
+        reference = op.eager(*inputs)
+        compiled = run.compile_op(name)
+        run.check(name + " (torch.compile)", compiled(*inputs), reference, dtype)
+        outputs = reference if isinstance(reference, tuple) else (reference,)
+        sets = run.rotating_inputs(inputs, case, 2**exponent, op, dtype, "cuda", bytes_moved(inputs, outputs))
+        plan, _ = op.ours.plan(tuple(inputs), {}, None)
+        planned = f"planned {'x'.join(map(str, plan.blocks))}/{plan.warps}"
+        graphs = {"torch.compile": run.capture([lambda x=x: compiled(*x) for x in sets])}
+        for label, override in [(planned, None)] + [(f"{'x'.join(map(str, b))}/{w}", (b, w)) for b, w in CONFIGS]:
+            call.LAUNCH_SHAPE_OVERRIDE = None if override is None else (lambda sizes, tile, chosen=override: chosen)
+            op.ours._recipes.clear()
+            try:
+                run.check(name, op.ours(*inputs), reference, dtype)
+                graphs[label] = run.capture([lambda x=x: op.ours(*x) for x in sets])
+            finally:
+                call.LAUNCH_SHAPE_OVERRIDE = None
+                op.ours._recipes.clear()
+        times = run.best_in_turn({label: lambda g=g: run.replay_us(g) for label, g in graphs.items()}, 3)
+        print(f"{name} | {case} | {str(dtype)[6:]} | 2^{exponent}", flush=True)
+        for label, us in times.items():
+            print(f"  {label:22} {us:8.2f} us  {times['torch.compile'] / us:.3f}x torch.compile", flush=True)
+
+
+if __name__ == "__main__":
+    main()
