@@ -414,7 +414,7 @@ def launch_shape(device: torch.device, sizes: tuple, tile, costly_math: bool = F
         # benchmarks/tune.py on an H100 and an H200: no warp count beats 4 for float32, and no tile
         # edges beat the ones tile_elements sizes (single launches at 2^20..2^24 could not tell
         # tiles apart; CUDA graphs could: see tile_elements). 16-bit tiles: see tile_elements
-        elements = tile_elements(device, math.prod(sizes), element_bytes, vectors)
+        elements = tile_elements(device, math.prod(sizes), element_bytes, vectors, costly_math)
         narrow = element_bytes <= NARROW_ELEMENT_BYTES
         warps = FULL_TILE_WARPS if elements == CUDA_TILE_ELEMENTS and narrow else CUDA_WARPS
         return tile_shape(sizes, tile, elements, element_bytes, vectors), warps
@@ -563,12 +563,14 @@ def tile_vectors(sizes: list, tile, stride_lists: list) -> bool:
     return True
 
 
-def tile_elements(device: torch.device, numel: int, element_bytes: int = 4, vectors: bool = True) -> int:
+def tile_elements(device: torch.device, numel: int, element_bytes: int = 4, vectors: bool = True,
+                  costly_math: bool = False) -> int:
     """Elements per tile of a CUDA launch: 4096 (64 x 64), halved down to 1024 while the grid
     would hold fewer programs than the device runs at once (4 warps each), and to 512 while it
     would hold fewer than a quarter of those; tiles of 16-bit operands stay at 4096 from 2^20
-    elements up where their lines load in vectors. Tiles without vectors (tile_vectors) stay at
-    4096 where those fill a wave, else take 1024 (and see tile_shape)."""
+    elements up where their lines load in vectors, but for kernels with costly math only from a
+    wave of them (below it 1024, 32 x 32). Tiles without vectors (tile_vectors) stay at 4096
+    where those fill a wave, else take 1024 (and see tile_shape)."""
     # benchmarks/experiments/small_tiles.py on an H100, transposed and permuted adds at 2^12..2^20:
     # a kernel of a few 4096-element programs lasts as long as one program does (0.71-0.91x
     # eager at 2^12..2^16); 512-element tiles run those sizes 15-30% faster, at 1.0-1.1x eager.
@@ -587,9 +589,16 @@ def tile_elements(device: torch.device, numel: int, element_bytes: int = 4, vect
     # 32 x 32 with 4 warps 0.97-1.05x; at 24001 x 1399 (four waves) 32 x 32 0.94x, 64 x 64 with 8
     # warps 1.00x, and float32 there 64 x 64 with 8 warps 1.03x against 0.96x with 4 (on later
     # machines 0.94x, where 32 x 128 with 4 warps ran 1.02x: see tile_shape)
+    # benchmarks/experiments/tiled_costly.py on an H100, the two-output sin/cos op and silu_and_mul
+    # on transposed and rank-4 permuted bfloat16 inputs at 2^20 and 2^22, CUDA graphs: 32 x 32 tiles
+    # with 4 warps (the float32 rule there) the best of nine configs in all four rows, 0.99-1.21x
+    # torch.compile, where 64 x 64 with 8 warps ran 0.94-1.03x: so 32 x 32 below a wave of
+    # 4096-element tiles (2^20-2^23); from a wave (2^24 up) that is unmeasured, and those keep
+    # 64 x 64 with 8
     elements = CUDA_TILE_ELEMENTS
     if narrow_full_tiles(numel, element_bytes, vectors):
-        return elements
+        full_wave = numel // elements >= programs_at_once(device)
+        return elements if full_wave or not costly_math else CUDA_MID_TILE_ELEMENTS
     if not vectors and numel // elements < programs_at_once(device):
         elements = CUDA_MID_TILE_ELEMENTS
     while elements > CUDA_MID_TILE_ELEMENTS and numel // elements < programs_at_once(device):
