@@ -19,7 +19,6 @@ captured use the exact kernel and check nothing. TRITONIZE_APPROXIMATE=0 turns a
 """
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import logging
@@ -29,7 +28,7 @@ from typing import Callable, Sequence
 import torch
 
 from tritonize import cache
-from tritonize.passes import approximable
+from tritonize.passes import Specialization, approximable
 
 logger = logging.getLogger("tritonize")
 
@@ -131,9 +130,11 @@ def read_verdict(name: str):
 
 
 def exact_rank1(spec):
-    """The specialization a check runs: `spec`'s element math on 1-D inputs, exact."""
-    return dataclasses.replace(spec, rank=1, index_dtype=torch.int32, tile=None, approximate=(), evict_last=False,
-                               broadcast_dims=(), unmasked=False, two_dimensional_grid=False)
+    """The specialization a check runs: `spec`'s element math on 1-D inputs, exact. Only the
+    element math is taken over; every launch and layout choice (tile, grid, masks, flat index,
+    dependent launch, ...) stays at its default, so that one verdict serves every rank and layout."""
+    return Specialization(params=spec.params, out_dtypes=spec.out_dtypes, rank=1, index_dtype=torch.int32,
+                          device_type=spec.device_type, opmath=spec.opmath, result_dtypes=spec.result_dtypes)
 
 
 def verified(function, spec, device: torch.device):

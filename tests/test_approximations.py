@@ -110,6 +110,21 @@ def test_approximable_names_what_the_kernel_computes_in_float32_on_cuda():
     assert approximable(sigmoid._ctx, float64) == ()
 
 
+def test_one_verdict_serves_every_rank_and_layout():
+    """The check's specialization (its memo key and verdict file) keeps only the element math:
+    a rank-2 call's tile, grid, masks, flat-indexed operands, dependent launch and approximations
+    all map to the rank-1 exact one; dtypes, opmath and out= result dtypes still tell kernels apart."""
+    plain = spec_of(torch.bfloat16, torch.bfloat16)
+    laid_out = dataclasses.replace(
+        plain, rank=2, index_dtype=torch.int64, tile=(0, 1, (True, False, True)), approximate=("exp",),
+        evict_last=True, broadcast_dims=(("p1", (0,)),), unmasked=True, dependent_launch=True,
+        flat_indexed=(True, False, True), two_dimensional_grid=True)
+    assert approximations.exact_rank1(laid_out) == approximations.exact_rank1(plain) == plain
+    for other in (spec_of(torch.bfloat16, torch.float16), dataclasses.replace(plain, opmath=False),
+                  dataclasses.replace(plain, result_dtypes=(torch.float16,))):
+        assert approximations.exact_rank1(other) != approximations.exact_rank1(plain)
+
+
 def test_cpu_calls_never_approximate():
     x = torch.randn(64, dtype=torch.bfloat16)
     _, spec = sigmoid.plan((x,), {}, None)
