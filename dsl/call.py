@@ -569,7 +569,7 @@ def tile_elements(device: torch.device, numel: int, element_bytes: int = 4, vect
     would hold fewer programs than the device runs at once (4 warps each), and to 512 while it
     would hold fewer than a quarter of those; tiles of 16-bit operands stay at 4096 from 2^20
     elements up where their lines load in vectors, but for kernels with costly math only from a
-    wave of them (below it 1024, 32 x 32). Tiles without vectors (tile_vectors) stay at 4096
+    wave of them (below it float32's tiles). Tiles without vectors (tile_vectors) stay at 4096
     where those fill a wave, else take 1024 (and see tile_shape)."""
     # benchmarks/experiments/small_tiles.py on an H100, transposed and permuted adds at 2^12..2^20:
     # a kernel of a few 4096-element programs lasts as long as one program does (0.71-0.91x
@@ -592,18 +592,18 @@ def tile_elements(device: torch.device, numel: int, element_bytes: int = 4, vect
     # benchmarks/experiments/tiled_costly.py on an H100, the two-output sin/cos op and silu_and_mul
     # on transposed and rank-4 permuted bfloat16 inputs at 2^20 and 2^22, CUDA graphs: 32 x 32 tiles
     # with 4 warps (the float32 rule there) the best of nine configs in all four rows, 0.99-1.21x
-    # torch.compile, where 64 x 64 with 8 warps ran 0.94-1.03x: so 32 x 32 below a wave of
-    # 4096-element tiles (2^20-2^23); from a wave (2^24 up) that is unmeasured, and those keep
-    # 64 x 64 with 8
-    elements = CUDA_TILE_ELEMENTS
-    if narrow_full_tiles(numel, element_bytes, vectors):
-        full_wave = numel // elements >= programs_at_once(device)
-        return elements if full_wave or not costly_math else CUDA_MID_TILE_ELEMENTS
-    if not vectors and numel // elements < programs_at_once(device):
+    # torch.compile, where 64 x 64 with 8 warps ran 0.94-1.03x: so below a wave of 4096-element
+    # tiles they take float32's tiles (32 x 32 at 2^20-2^22, 32 x 64 at 2^23, unmeasured); from a
+    # wave (2^24 up) that is unmeasured too, and those keep 64 x 64 with 8
+    elements, wave = CUDA_TILE_ELEMENTS, programs_at_once(device)
+    full_wave = numel // elements >= wave  # the grid of 4096-element tiles fills the device
+    if narrow_full_tiles(numel, element_bytes, vectors) and (full_wave or not costly_math):
+        return elements
+    if not vectors and not full_wave:
         elements = CUDA_MID_TILE_ELEMENTS
-    while elements > CUDA_MID_TILE_ELEMENTS and numel // elements < programs_at_once(device):
+    while elements > CUDA_MID_TILE_ELEMENTS and numel // elements < wave:
         elements //= 2
-    while elements > CUDA_SMALL_TILE_ELEMENTS and numel // elements < programs_at_once(device) // 4:
+    while elements > CUDA_SMALL_TILE_ELEMENTS and numel // elements < wave // 4:
         elements //= 2
     return elements
 
