@@ -4,6 +4,7 @@ at 2^22 0.95x): inductor's Triton kernel source and the configs its autotuner ti
 compare with tritonize's tiles (`benchmarks.tune --graph` times those).
 
     python -m benchmarks.experiments.inductor_tiles
+    python -m benchmarks.experiments.inductor_tiles costly   # the tiled rows of tiled_costly.py
 """
 import logging
 
@@ -21,21 +22,54 @@ class Recorder(logging.Handler):
             print("  autotune:", message[:400], flush=True)
 
 
+# rows of tiled_costly.py where no tile edges of tritonize's reached torch.compile
+COSTLY_ROWS = [("two outputs (user)", "transposed + contiguous", torch.float32, 22),
+               ("two outputs (user)", "transposed + contiguous", torch.float32, 24),
+               ("two outputs (user)", "rank-4 permuted", torch.float32, 26),
+               ("silu_and_mul", "transposed + contiguous", torch.bfloat16, 23)]
+
+
+def chosen_configs(printed: set):
+    """(kernel name, config, registers per thread) of each inductor kernel autotuned since the
+    last call (`printed`: the tuners given before): its debug log does not always say which
+    config won."""
+    import gc
+
+    from torch._inductor.runtime.triton_heuristics import CachingAutotuner
+
+    for tuner in gc.get_objects():
+        # type(), not isinstance: some of gc's objects are lazy proxies that raise on __class__
+        if issubclass(type(tuner), CachingAutotuner) and len(tuner.launchers) == 1 and id(tuner) not in printed:
+            printed.add(id(tuner))
+            launcher = tuner.launchers[0]
+            yield tuner.fn.__name__, launcher.config, getattr(launcher, "n_regs", "?")
+
+
 def main():
+    import sys
+
+    if sys.argv[1:] == ["costly"]:
+        rows = COSTLY_ROWS
+    else:
+        rows = [("add", case, torch.float32, exponent)
+                for case in ("transposed + contiguous", "rank-3 permuted") for exponent in (20, 22)]
     for name in ("torch._inductor.runtime.triton_heuristics", "torch._inductor.runtime.coordinate_descent_tuner"):
         logger = logging.getLogger(name)
         logger.setLevel(logging.DEBUG)
         logger.addHandler(Recorder())
-    for case in ("transposed + contiguous", "rank-3 permuted"):
-        for exponent in (20, 22):
-            inputs = make_inputs(case, 2**exponent, 2, torch.float32, "cuda")
-            compiled = compile_static(OPS["add"].eager)
-            print(f"== add | {case} | float32 | 2^{exponent}", flush=True)
-            _, sources = run_and_get_code(compiled, *inputs)
-            for source in sources:
-                start = source.find("@triton_heuristics")
-                end = source.find("''', device_str=")
-                print(source[start:end if end > 0 else start + 3000], flush=True)
+    printed = set()
+    for op_name, case, dtype, exponent in rows:
+        op = OPS[op_name]
+        inputs = make_inputs(case, 2**exponent, op.arity, dtype, "cuda", op.bool_first)
+        compiled = compile_static(op.eager)
+        print(f"== {op_name} | {case} | {str(dtype)[6:]} | 2^{exponent}", flush=True)
+        _, sources = run_and_get_code(compiled, *inputs)
+        for source in sources:
+            start = source.find("@triton_heuristics")
+            end = source.find("''', device_str=")
+            print(source[start:end if end > 0 else start + 3000], flush=True)
+        for kernel, config, registers in chosen_configs(printed):
+            print(f"  chosen for {kernel}: {config}, {registers} registers", flush=True)
 
 
 if __name__ == "__main__":
