@@ -392,18 +392,23 @@ CUDA_SMALL_COSTLY_BLOCK = 512
 # the flat block and warps where an input's loads are gathered (its innermost stride is neither
 # 0 nor 1): two elements per thread (see launch_shape)
 CUDA_GATHER_BLOCK, CUDA_GATHER_WARPS = 512, 8
+# tiles of kernels that make HEAVY_MATH_CALLS or more costly math calls per element (a sin and a
+# cos), whose operands are wider than 16 bits: 32 x 16 elements with 2 warps at every size (see
+# tile_elements and tile_shape)
+HEAVY_MATH_CALLS, HEAVY_TILE_EDGE, HEAVY_TILE_WARPS = 2, 32, 2
 CPU_MAX_BLOCK = 4096
 # benchmarks/tune.py sets this to sweep launch shapes: (sizes, tile) -> (blocks, warps) or None
 LAUNCH_SHAPE_OVERRIDE = None
 
 
-def launch_shape(device: torch.device, sizes: tuple, tile, costly_math: bool = False,
+def launch_shape(device: torch.device, sizes: tuple, tile, costly_calls: int = 0,
                  gathered: bool = False, element_bytes: int = 4, vectors: bool = True) -> tuple[tuple, int]:
     """(blocks, warps) of a launch: BLOCK for a flat walk or the tile's edges, and num_warps.
-    `costly_math`: the kernel calls exp, erf, sin, ... (math_table's costly rows); `gathered`:
-    some input's innermost stride is neither 0 nor 1 (see gathers); `element_bytes`: the widest
-    element among the operands read or written in lines (see line_bytes); `vectors`: a tile's
-    lines can be read and written in vectors (see tile_vectors)."""
+    `costly_calls`: how many calls of exp, erf, sin, ... (math_table's costly rows) the kernel
+    makes per element (math_table.costly_calls); `gathered`: some input's innermost stride is
+    neither 0 nor 1 (see gathers); `element_bytes`: the widest element among the operands read or
+    written in lines (see line_bytes); `vectors`: a tile's lines can be read and written in
+    vectors (see tile_vectors)."""
     if LAUNCH_SHAPE_OVERRIDE is not None:
         chosen = LAUNCH_SHAPE_OVERRIDE(sizes, tile)
         if chosen is not None:
@@ -413,11 +418,16 @@ def launch_shape(device: torch.device, sizes: tuple, tile, costly_math: bool = F
             return tile_blocks(sizes, tile), 1
         # benchmarks/tune.py on an H100 and an H200: no warp count beats 4 for float32, and no tile
         # edges beat the ones tile_elements sizes (single launches at 2^20..2^24 could not tell
-        # tiles apart; CUDA graphs could: see tile_elements). 16-bit tiles: see tile_elements
-        elements = tile_elements(device, math.prod(sizes), element_bytes, vectors, costly_math)
-        narrow = element_bytes <= NARROW_ELEMENT_BYTES
-        warps = FULL_TILE_WARPS if elements == CUDA_TILE_ELEMENTS and narrow else CUDA_WARPS
-        return tile_shape(sizes, tile, elements, element_bytes, vectors), warps
+        # tiles apart; CUDA graphs could: see tile_elements). 16-bit tiles and kernels with
+        # costly math: see tile_elements
+        elements = tile_elements(device, math.prod(sizes), element_bytes, vectors, costly_calls)
+        if heavy_wide_tiles(element_bytes, costly_calls):
+            warps = HEAVY_TILE_WARPS
+        elif elements == CUDA_TILE_ELEMENTS and element_bytes <= NARROW_ELEMENT_BYTES:
+            warps = FULL_TILE_WARPS
+        else:
+            warps = CUDA_WARPS
+        return tile_shape(sizes, tile, elements, element_bytes, vectors, costly_calls), warps
     if device.type == "cuda":
         # benchmarks/tune.py on an H100 and an H200, 2^20..2^27 elements: 1024 with 4 warps is
         # within noise of the best for light ops; blocks of 2048 lift 16-bit gelu by 5-7% but
@@ -433,7 +443,7 @@ def launch_shape(device: torch.device, sizes: tuple, tile, costly_math: bool = F
         # 1024 with 4 by 0.4-12%, but for bfloat16 at 2^24 (1.3% slower; tune_gather_h*.txt)
         if gathered:
             return (CUDA_GATHER_BLOCK,), CUDA_GATHER_WARPS
-        if small_costly_blocks(device, sizes, costly_math):
+        if small_costly_blocks(device, sizes, costly_calls > 0):
             return (CUDA_SMALL_COSTLY_BLOCK,), CUDA_WARPS
         return (CUDA_BLOCK,), CUDA_WARPS
     return (min(CPU_MAX_BLOCK, max(16, _next_power_of_two(math.prod(sizes)))),), 1
@@ -564,13 +574,15 @@ def tile_vectors(sizes: list, tile, stride_lists: list) -> bool:
 
 
 def tile_elements(device: torch.device, numel: int, element_bytes: int = 4, vectors: bool = True,
-                  costly_math: bool = False) -> int:
+                  costly_calls: int = 0) -> int:
     """Elements per tile of a CUDA launch: 4096 (64 x 64), halved down to 1024 while the grid
     would hold fewer programs than the device runs at once (4 warps each), and to 512 while it
-    would hold fewer than a quarter of those; tiles of 16-bit operands stay at 4096 from 2^20
-    elements up where their lines load in vectors, but for kernels with costly math only from a
-    wave of them (below it float32's tiles). Tiles without vectors (tile_vectors) stay at 4096
-    where those fill a wave, else take 1024 (and see tile_shape)."""
+    would hold fewer than a quarter of those. Tiles of 16-bit operands stay at 4096 from 2^20
+    elements up where their lines load in vectors; for a kernel with one costly math call per
+    element only from a quarter wave of them, with more only from a wave (below those, the
+    float32 rule's). Tiles without vectors (tile_vectors) stay at 4096 where those fill a wave,
+    else take 1024 (and see tile_shape). Otherwise kernels with costly math take 1024 at most,
+    and those with HEAVY_MATH_CALLS or more whose operands are wider than 16 bits 512."""
     # benchmarks/experiments/small_tiles.py on an H100, transposed and permuted adds at 2^12..2^20:
     # a kernel of a few 4096-element programs lasts as long as one program does (0.71-0.91x
     # eager at 2^12..2^16); 512-element tiles run those sizes 15-30% faster, at 1.0-1.1x eager.
@@ -592,14 +604,26 @@ def tile_elements(device: torch.device, numel: int, element_bytes: int = 4, vect
     # benchmarks/experiments/tiled_costly.py on an H100, the two-output sin/cos op and silu_and_mul
     # on transposed and rank-4 permuted bfloat16 inputs at 2^20 and 2^22, CUDA graphs: 32 x 32 tiles
     # with 4 warps (the float32 rule there) the best of nine configs in all four rows, 0.99-1.21x
-    # torch.compile, where 64 x 64 with 8 warps ran 0.94-1.03x: so below a wave of 4096-element
-    # tiles they take float32's tiles (32 x 32 at 2^20-2^22, 32 x 64 at 2^23, unmeasured); from a
-    # wave (2^24 up) that is unmeasured too, and those keep 64 x 64 with 8
+    # torch.compile, where 64 x 64 with 8 warps ran 0.94-1.03x.
+    # tiled_costly.py's large, narrow and rule runs on an H100 (2^20..2^26, float32 and bfloat16,
+    # transposed and rank-4 permuted, eight to thirteen configs a row): float32 tiles of the
+    # two-output op (a sin and a cos per element) ran 0.71-0.73x torch.compile from a wave with
+    # 64 x 64 and 4 warps (32 elements a thread) and 0.93x with 32 x 32 below it; 32 x 16 with 2
+    # warps ran 0.964-1.04x at every size, the best or within 2.5% of it in five of six rows.
+    # silu_and_mul (one exp per element) wants larger tiles: in float32 32 x 32 with 4 warps ran
+    # 0.97-1.04x at 2^20-2^24 (64 x 64 with 4 at most 2% faster from a wave, 32 x 16 with 2 up
+    # to 3% slower), in bfloat16 64 x 64 with 8 warps 0.968-1.031x from 2^22 (32 x 32 with 4:
+    # 0.90-1.01x), where the two-output op keeps 32 x 32 with 4 up to 2^23 (1.02-1.24x) and
+    # 64 x 64 with 8 ran 0.984-0.988x from a wave. With this rule every row of those runs was at
+    # 0.960x torch.compile or better (results/experiment_tiled_costly_h100.txt, sixth run)
     elements, wave = CUDA_TILE_ELEMENTS, programs_at_once(device)
-    full_wave = numel // elements >= wave  # the grid of 4096-element tiles fills the device
-    if narrow_full_tiles(numel, element_bytes, vectors) and (full_wave or not costly_math):
+    programs = numel // elements  # of 4096-element tiles
+    full_from = 0 if not costly_calls else wave // 4 if costly_calls < HEAVY_MATH_CALLS else wave
+    if narrow_full_tiles(numel, element_bytes, vectors) and programs >= full_from:
         return elements
-    if not vectors and not full_wave:
+    if heavy_wide_tiles(element_bytes, costly_calls):
+        return CUDA_SMALL_TILE_ELEMENTS
+    if costly_calls or (not vectors and programs < wave):
         elements = CUDA_MID_TILE_ELEMENTS
     while elements > CUDA_MID_TILE_ELEMENTS and numel // elements < wave:
         elements //= 2
@@ -608,11 +632,27 @@ def tile_elements(device: torch.device, numel: int, element_bytes: int = 4, vect
     return elements
 
 
-def tile_shape(sizes: tuple, tile, elements: int, element_bytes: int = 4, vectors: bool = True) -> tuple:
+def heavy_wide_tiles(element_bytes: int, costly_calls: int) -> bool:
+    """Do a kernel's tiles take 32 x 16 elements with 2 warps: it makes HEAVY_MATH_CALLS or more
+    costly math calls per element, and its operands are wider than 16 bits?"""
+    return costly_calls >= HEAVY_MATH_CALLS and element_bytes > NARROW_ELEMENT_BYTES
+
+
+def tile_shape(sizes: tuple, tile, elements: int, element_bytes: int = 4, vectors: bool = True,
+               costly_calls: int = 0) -> tuple:
     """The tile edges of a CUDA launch of `elements` per tile (tile_elements): tile_blocks, but
     where 16-bit (or narrower) operands would get 512-element tiles, 32 x 32 ones when both sides
-    are that long, and full tiles of wider operands that load no vectors (tile_vectors) run
-    NO_VECTOR_TILE_RUN elements along the inner run (32 x 128)."""
+    are that long; full tiles of wider operands that load no vectors (tile_vectors) run
+    NO_VECTOR_TILE_RUN elements along the inner run (32 x 128); and heavy math's tiles
+    (heavy_wide_tiles) run HEAVY_TILE_EDGE along dim p (32 x 16)."""
+    # tiled_costly.py's rule run on an H100, float32 two-output op: 32 x 16 tiles with 2 warps
+    # 0.964-1.014x torch.compile from 2^22 up, 16 x 32 ones 0.907-0.991x (but 1.126x against
+    # 1.040x at 2^20)
+    if heavy_wide_tiles(element_bytes, costly_calls):
+        p = tile[0]
+        block0 = min(_next_power_of_two(sizes[p]), HEAVY_TILE_EDGE)
+        block1 = min(_next_power_of_two(math.prod(sizes[p + 1:])), elements // block0)
+        return min(_next_power_of_two(sizes[p]), elements // block1), block1
     # benchmarks/experiments/large_odd_tiles.py on an H100, float32 `a.t() + b` with odd row
     # strides at 12.5-64 Mi elements, CUDA graphs: 64 x 64 tiles with 8 warps ran 0.906-0.942x
     # torch.compile on four of five shapes (1.053x on the fifth), 32 x 128 with 4 warps 0.993-1.145x,

@@ -19,7 +19,7 @@ from tritonize.launch import direct_launcher, three_dims
 from tritonize.errors import ArgumentCountError, CallError, OutArgumentError, UnsupportedSyntax
 from tritonize.passes import (ParamSpec, Specialization, derive_backward, generate_module, infer_output_types,
                               run_frontend)
-from tritonize.passes.math_table import calls_costly_math
+from tritonize.passes.math_table import costly_calls
 from tritonize.passes.type_rules import PYTHON, SHORT_NAMES
 from tritonize.promotion import normalize, output_dtype
 from tritonize.view import StridedView
@@ -56,7 +56,7 @@ class PointwiseFunction:
 
     def _setup(self, ctx, promotion, signature):
         self._ctx = ctx
-        self._costly_math = calls_costly_math(ctx.tree)  # chooses the launch shape of small calls
+        self._costly_calls = costly_calls(ctx.tree)  # chooses launch shapes (call.launch_shape)
         self._params = list(ctx.params)
         self.num_outputs = ctx.num_outputs
         self.promotion = normalize(promotion, self.num_outputs, self._params, ctx.function_name)
@@ -311,7 +311,7 @@ class PointwiseFunction:
             tile = (*tile, tuple(call.runs_together(sizes, strides, tile[0]) for strides in merged))
         gathered, element_bytes = tile is None and call.gathers(merged[:len(inputs)]), call.line_bytes(operands)
         vectors = tile is None or call.tile_vectors(sizes, tile, merged)
-        blocks, warps = call.launch_shape(device, tuple(sizes), tile, self._costly_math, gathered=gathered,
+        blocks, warps = call.launch_shape(device, tuple(sizes), tile, self._costly_calls, gathered=gathered,
                                           element_bytes=element_bytes, vectors=vectors)
         index_dtype = torch.int32 if call.fits_int32(sizes, merged, math.prod(blocks)) else torch.int64
         plan = call.CallPlan(shape, device, vtypes, kernel_values, inputs, outputs, tuple(sizes), index_dtype,
@@ -326,7 +326,7 @@ class PointwiseFunction:
             broadcast_dims=call.broadcast_dims(inputs), unmasked=call.unmasked(tuple(sizes), tile, blocks),
             flat_indexed=call.flat_indexed(sizes, merged, tile),
             two_dimensional_grid=call.two_dimensional_grid(tuple(sizes), tile, blocks),
-            dependent_launch=call.dependent_launch(device, tuple(sizes), tile, self._costly_math, gathered,
+            dependent_launch=call.dependent_launch(device, tuple(sizes), tile, self._costly_calls > 0, gathered,
                                                    element_bytes, call.moved_bytes(tuple(sizes), operands)))
         if approximate is None and approximations.checkable(spec):
             approximate = self._approximate(spec, device)

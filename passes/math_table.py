@@ -109,15 +109,19 @@ MATH_CONSTANTS = {
 CHEAP_EXPONENTS = {0, 1, 2, 3, 4, 0.5, -0.5, -1, -2}
 
 
+def costly_calls(tree: ast.AST) -> int:
+    """How many calls of a costly math row, or `**` with an exponent other than a literal of
+    CHEAP_EXPONENTS (a pow call, or for integers a square-and-multiply loop), this (inlined)
+    function makes per element: both sides of a lowered if/else count, since both run."""
+    return sum(1 for node in ast.walk(tree)
+               if (is_math_call(node) and MATH_TABLE[math_name(node)].costly)
+               or (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow)
+                   and _literal(node.right) not in CHEAP_EXPONENTS))
+
+
 def calls_costly_math(tree: ast.AST) -> bool:
-    """Does this (inlined) function call a costly math row, or `**` with an exponent other than
-    a literal of CHEAP_EXPONENTS (a pow call, or for integers a square-and-multiply loop)?"""
-    for node in ast.walk(tree):
-        if is_math_call(node) and MATH_TABLE[math_name(node)].costly:
-            return True
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) and _literal(node.right) not in CHEAP_EXPONENTS:
-            return True
-    return False
+    """Does this (inlined) function call a costly math row or a costly `**` (costly_calls)?"""
+    return costly_calls(tree) > 0
 
 
 def _literal(node: ast.AST):

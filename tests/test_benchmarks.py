@@ -327,19 +327,19 @@ def test_cuda_launch_shape_rule(monkeypatch):
     monkeypatch.setattr(call, "device_threads", lambda device: 132 * 2048)
     cuda = torch.device("cuda", 0)
     one_wave = 4 * 132 * 2048
-    assert call.launch_shape(cuda, (2**20,), None, costly_math=True) == ((512,), 4)
-    assert call.launch_shape(cuda, (one_wave,), None, costly_math=True) == ((512,), 4)
-    assert call.launch_shape(cuda, (one_wave + 1,), None, costly_math=True) == ((1024,), 4)
-    assert call.launch_shape(cuda, (1024, 1024), None, costly_math=True) == ((512,), 4)
-    assert call.launch_shape(cuda, (2**21,), None, costly_math=True) == ((1024,), 4)
-    assert call.launch_shape(cuda, (2**20,), None, costly_math=False) == ((1024,), 4)
+    assert call.launch_shape(cuda, (2**20,), None, costly_calls=1) == ((512,), 4)
+    assert call.launch_shape(cuda, (one_wave,), None, costly_calls=1) == ((512,), 4)
+    assert call.launch_shape(cuda, (one_wave + 1,), None, costly_calls=1) == ((1024,), 4)
+    assert call.launch_shape(cuda, (1024, 1024), None, costly_calls=1) == ((512,), 4)
+    assert call.launch_shape(cuda, (2**21,), None, costly_calls=1) == ((1024,), 4)
+    assert call.launch_shape(cuda, (2**20,), None, costly_calls=0) == ((1024,), 4)
     assert call.launch_shape(cuda, (100,), None) == ((1024,), 4)
     tile = (0, 1, ())
     assert call.launch_shape(cuda, (4096, 4096), tile) == ((64, 64), 4)
     assert call.launch_shape(cuda, (4096, 2048), tile) == ((32, 64), 4)  # 2048 of 64 x 64: under one wave
     assert call.launch_shape(cuda, (2048, 2048), tile) == ((32, 32), 4)  # 4096 programs, not 1024
     assert call.launch_shape(cuda, (2048, 1024), tile) == ((32, 32), 4)  # 2048 programs: under one wave
-    assert call.launch_shape(cuda, (1024, 1024), tile, costly_math=True) == ((32, 32), 4)  # over a quarter
+    assert call.launch_shape(cuda, (1024, 1024), tile, costly_calls=1) == ((32, 32), 4)  # over a quarter
     assert call.launch_shape(cuda, (1024, 512), tile) == ((16, 32), 4)  # 512 of 32 x 32: under a quarter
     assert call.launch_shape(cuda, (512, 512), tile) == ((16, 32), 4)
     assert call.launch_shape(cuda, (4, 1024), tile) == ((4, 128), 4)  # eight programs, not one
@@ -356,10 +356,13 @@ def test_16bit_tiles_keep_64x64_with_8_warps_from_2e20(monkeypatch):
         for element_bytes in (2, 1):
             assert call.launch_shape(cuda, sizes, tile, element_bytes=element_bytes) == \
                 (call.tile_blocks(sizes, tile, 4096), 8), (sizes, element_bytes)
-        # costly math: 64 x 64 only from a wave of 4096-element tiles (2112 programs), else float32's tile
-        full = math.prod(sizes) // 4096 >= 2112
-        assert call.launch_shape(cuda, sizes, tile, costly_math=True, element_bytes=2) == \
-            ((call.tile_blocks(sizes, tile, 4096), 8) if full else call.launch_shape(cuda, sizes, tile)), sizes
+        # costly math: 64 x 64 with one costly call from a quarter wave of 4096-element tiles (528
+        # programs), with two from a wave (2112), else float32's tile for costly math
+        for calls, full_from in ((1, 528), (2, 2112), (3, 2112)):
+            full = math.prod(sizes) // 4096 >= full_from
+            assert call.launch_shape(cuda, sizes, tile, calls, element_bytes=2) == \
+                ((call.tile_blocks(sizes, tile, 4096), 8) if full else call.launch_shape(cuda, sizes, tile, 1)), \
+                (sizes, calls)
     assert call.launch_shape(cuda, (2048, 2048), tile, element_bytes=4) == ((32, 32), 4)
     assert call.launch_shape(cuda, (4096, 4096), tile, element_bytes=8) == ((64, 64), 4)
     # under 2^20: the float32 rule, but 32 x 32 tiles where it gives 512 elements and both sides
@@ -376,25 +379,39 @@ def test_16bit_tiles_keep_64x64_with_8_warps_from_2e20(monkeypatch):
     assert call.launch_shape(cpu, (2048, 2048), tile, element_bytes=2) == (call.tile_blocks((2048, 2048), tile), 1)
 
 
-def test_16bit_tiles_of_costly_math_are_full_only_from_a_wave(monkeypatch):
-    """Tiles of 16-bit operands take 64 x 64 with 8 warps from 2^20 elements; a kernel with costly
-    math (exp, sin, ...) only from a wave of them (2112 programs of 4 warps on 132 SMs), below it
-    float32's tiles with 4 warps (32 x 32 at 2^20-2^22). float32 tiles and tiles without costly
-    math keep their rule."""
+def test_tiles_of_costly_math_follow_the_number_of_costly_calls(monkeypatch):
+    """Tiles of kernels with costly math (exp, sin, ...): 16-bit ones take 64 x 64 with 8 warps
+    from a quarter wave of them (528 programs of 4 warps on 132 SMs: 2^22) with one costly call
+    per element, from a wave (2^24) with two or more, below that 32 x 32 with 4; wider ones never
+    take more than 32 x 32 with 4 warps with one call, and take 32 x 16 with 2 (32 along dim p)
+    at every size with two or more. Tiles without costly math keep their rule."""
     monkeypatch.setattr(call, "device_threads", lambda device: 132 * 2048)
     cuda, tile = torch.device("cuda", 0), (0, 1, ())
-    for exponent in (20, 21, 22, 23):
+    for exponent in range(20, 27):
         sizes = (2**exponent // 1024, 1024)
-        assert call.launch_shape(cuda, sizes, tile, True, element_bytes=2) == call.launch_shape(cuda, sizes, tile)
-        if exponent <= 22:
-            assert call.launch_shape(cuda, sizes, tile, True, element_bytes=2) == ((32, 32), 4), exponent
-        assert call.launch_shape(cuda, sizes, tile, False, element_bytes=2) == ((64, 64), 8), exponent
-        assert call.launch_shape(cuda, sizes, tile, True, element_bytes=4) == call.launch_shape(cuda, sizes, tile)
-    for exponent in (24, 26):
-        sizes = (2**exponent // 1024, 1024)
-        assert call.launch_shape(cuda, sizes, tile, True, element_bytes=2) == ((64, 64), 8), exponent
-    assert call.launch_shape(cuda, (2**18 // 1024, 1024), tile, True, element_bytes=2) == \
-        call.launch_shape(cuda, (2**18 // 1024, 1024), tile, False, element_bytes=2)  # under 2^20: unchanged
+        one, two = exponent >= 22, exponent >= 24
+        assert call.launch_shape(cuda, sizes, tile, 0, element_bytes=2) == ((64, 64), 8), exponent
+        assert call.launch_shape(cuda, sizes, tile, 1, element_bytes=2) == (((64, 64), 8) if one else ((32, 32), 4))
+        for calls in (2, 3):
+            assert call.launch_shape(cuda, sizes, tile, calls, element_bytes=2) == \
+                (((64, 64), 8) if two else ((32, 32), 4)), (exponent, calls)
+        for element_bytes in (4, 8):
+            assert call.launch_shape(cuda, sizes, tile, 1, element_bytes=element_bytes) == ((32, 32), 4), exponent
+            for calls in (2, 3):
+                assert call.launch_shape(cuda, sizes, tile, calls, element_bytes=element_bytes) == ((32, 16), 2)
+    assert call.launch_shape(cuda, (4096, 4096), tile, 0) == ((64, 64), 4)  # no costly math: unchanged
+    assert call.launch_shape(cuda, (2048, 4096), tile, 0) == ((32, 64), 4)
+    # under 2^20 the usual small tiles, but 2 warps for heavy math; a short side lends its share
+    assert call.launch_shape(cuda, (256, 1024), tile, 1) == call.launch_shape(cuda, (256, 1024), tile, 0)
+    assert call.launch_shape(cuda, (256, 1024), tile, 2) == ((32, 16), 2)
+    assert call.launch_shape(cuda, (8, 2**20), tile, 2) == ((8, 64), 2)
+    assert call.launch_shape(cuda, (2**20, 4), tile, 2) == ((128, 4), 2)
+    assert call.launch_shape(cuda, (2**18 // 1024, 1024), tile, 1, element_bytes=2) == \
+        call.launch_shape(cuda, (2**18 // 1024, 1024), tile, 0, element_bytes=2)  # under 2^20: unchanged
+    # tiles without vectors: costly math caps them too (no 32 x 128 from a wave)
+    assert call.launch_shape(cuda, (24001, 1399), tile, 0, vectors=False) == ((32, 128), 4)
+    assert call.launch_shape(cuda, (24001, 1399), tile, 1, vectors=False) == ((32, 32), 4)
+    assert call.launch_shape(cuda, (24001, 1399), tile, 2, vectors=False) == ((32, 16), 2)
 
 
 def test_tiles_without_vectors_are_full_only_from_a_wave(monkeypatch):
@@ -454,11 +471,12 @@ def test_plan_tells_launch_shape_whether_tiles_load_vectors(monkeypatch):
 
 
 @given(sizes=st.lists(st.integers(1, 5000), min_size=2, max_size=4), p=st.integers(0, 2),
-       element_bytes=st.sampled_from([1, 2, 4, 8]), costly=st.booleans())
+       element_bytes=st.sampled_from([1, 2, 4, 8]), costly=st.integers(0, 3))
 def test_cuda_tiles_are_powers_of_two_within_the_sizes(sizes, p, element_bytes, costly):
-    """Whatever the sizes and dtype, a CUDA tile's edges are powers of two (tl.arange needs
-    them), no longer than the next power of two of their side, 4096 elements at most, with 4 or
-    8 warps; and a 16-bit tile never holds fewer elements than float32's at the same sizes."""
+    """Whatever the sizes, dtype and costly math calls, a CUDA tile's edges are powers of two
+    (tl.arange needs them), no longer than the next power of two of their side, 4096 elements at
+    most, with 2, 4 or 8 warps (2 only for heavy math); and a 16-bit tile never holds fewer
+    elements than float32's at the same sizes."""
     real = call.device_threads  # patched by hand: hypothesis runs the body many times per fixture
     call.device_threads = lambda device: 132 * 2048
     try:
@@ -468,7 +486,7 @@ def test_cuda_tiles_are_powers_of_two_within_the_sizes(sizes, p, element_bytes, 
         inner = math.prod(sizes[p + 1:])
         assert all(b > 0 and b & (b - 1) == 0 for b in (block0, block1))
         assert block0 <= call._next_power_of_two(sizes[p]) and block1 <= call._next_power_of_two(inner)
-        assert block0 * block1 <= 4096 and warps in (4, 8)
+        assert block0 * block1 <= 4096 and warps in ((2,) if costly >= 2 and element_bytes > 2 else (4, 8))
         wide = call.launch_shape(cuda, tuple(sizes), tile, costly)[0]
         assert block0 * block1 >= wide[0] * wide[1] or element_bytes > 2
     finally:
@@ -545,15 +563,15 @@ def test_tile_blocks_shape_tiles_of_the_asked_elements():
     assert call.tile_blocks((2, 4, 1024), (0, 2, ()), 1024) == (2, 512)  # the dims after p count as one
 
 
-def test_plan_tells_launch_shape_about_costly_math(monkeypatch):
+def test_plan_tells_launch_shape_how_many_costly_calls(monkeypatch):
     seen = []
     real = call.launch_shape
     monkeypatch.setattr(call, "launch_shape", lambda *args, **kw: seen.append(args[-1]) or real(*args, **kw))
     x = torch.randn(64)
-    for name, costly in (("add", False), ("gelu", True), ("two outputs (user)", True), ("if_else (user)", False)):
+    for name, calls in (("add", 0), ("gelu", 1), ("silu_and_mul", 1), ("two outputs (user)", 2), ("if_else (user)", 0)):
         fn = OPS[name].ours
         fn.plan(fn._positional((x,) * OPS[name].arity, {}), {}, None, positional=True)
-        assert seen[-1] is costly, name
+        assert seen[-1] == calls, name
 
 
 def test_first_call_takes_the_cold_process_then_the_fastest_warm_one(monkeypatch):

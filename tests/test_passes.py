@@ -1363,23 +1363,27 @@ def _erf_helper(x):
     return math.erf(x)
 
 
-@pytest.mark.parametrize("source, costly", [
-    ("def f(x):\n    return x * 2 + 1", False),
-    ("def f(x, y):\n    return abs(x) + math.floor(y) + math.copysign(x, y) + (x if math.isnan(y) else y)", False),
-    ("def f(x):\n    return x ** 2 + x ** -1", False),
-    ("def f(x, y):\n    return x ** y", True),
-    ("def f(x):\n    return x ** 1.5", True),
-    ("def f(x):\n    return x ** 0.5 + x ** -2", False),
-    ("def f(x):\n    return math.exp(x)", True),
-    ("def f(x):\n    return 1 if x > 0 else math.sin(x)", True),
-    ("def f(x):\n    return _erf_helper(x) * 2", True),  # found through the inlined helper
+@pytest.mark.parametrize("source, calls", [
+    ("def f(x):\n    return x * 2 + 1", 0),
+    ("def f(x, y):\n    return abs(x) + math.floor(y) + math.copysign(x, y) + (x if math.isnan(y) else y)", 0),
+    ("def f(x):\n    return x ** 2 + x ** -1", 0),
+    ("def f(x, y):\n    return x ** y", 1),
+    ("def f(x):\n    return x ** 1.5", 1),
+    ("def f(x):\n    return x ** 0.5 + x ** -2", 0),
+    ("def f(x):\n    return math.exp(x)", 1),
+    ("def f(x):\n    return 1 if x > 0 else math.sin(x)", 1),
+    ("def f(x):\n    return _erf_helper(x) * 2", 1),  # found through the inlined helper
+    ("def f(r, t):\n    return r * math.cos(t), r * math.sin(t)", 2),
+    ("def f(x):\n    return math.exp(x) if x > 0 else x ** 2.5", 2),  # both sides of a select run
+    ("def f(x):\n    return _erf_helper(x) + _erf_helper(x * 2) + math.floor(x)", 2),
 ])
-def test_calls_costly_math(source, costly, tmp_path):
-    from tritonize.passes.math_table import calls_costly_math
+def test_costly_calls(source, calls, tmp_path):
+    from tritonize.passes.math_table import calls_costly_math, costly_calls
     namespace = {"math": math, "_erf_helper": _erf_helper}
     path = tmp_path / "costly_case.py"
     path.write_text(source + "\n")
     exec(compile(path.read_text(), str(path), "exec"), namespace)
     linecache.checkcache(str(path))
     *_, ctx = run_frontend(namespace["f"])
-    assert calls_costly_math(ctx.tree) is costly
+    assert costly_calls(ctx.tree) == calls
+    assert calls_costly_math(ctx.tree) is (calls > 0)
