@@ -9,6 +9,7 @@ launches on rotating inputs after a flush, the best of 3 rounds taken in turn.
     python -m benchmarks.experiments.tiled_costly large   # 2^23 and up, where the rule is unmeasured
     python -m benchmarks.experiments.tiled_costly narrow  # narrower tiles and flat rows, where none above won
     python -m benchmarks.experiments.tiled_costly rule    # the candidates of the narrow run, from 2^20 up
+    python -m benchmarks.experiments.tiled_costly outputs # the two-output op alone, for an A/B of its kernel body
 """
 import torch
 
@@ -55,6 +56,12 @@ RULE_ROWS = ([("two outputs (user)", "transposed + contiguous", torch.float32, e
                                 ("rank-4 permuted", 23))])
 RULE_CONFIGS = [((32, 32), 4), ((32, 16), 2), ((16, 32), 2), ((16, 16), 1), ((64, 64), 8), ((32, 64), 4),
                 ((64, 64), 4), ((16, 64), 4)]
+# the two-output op on every layout kind it meets, to compare two builds of its kernel (each
+# installed in turn): tiled rows with the planned tiles and inductor's pick (32 x 32 with 4 warps)
+OUTPUTS_ROWS = [("two outputs (user)", case, dtype, e) for dtype in (torch.float32, torch.bfloat16)
+                for case, e in (("contiguous", 24), ("transposed + contiguous", 22), ("transposed + contiguous", 24),
+                                ("rank-4 permuted", 26))]
+OUTPUTS_CONFIGS = [((32, 32), 4)]
 CONFIGS = [((64, 64), 8), ((64, 64), 4), ((32, 32), 4), ((32, 64), 4), ((64, 32), 4), ((32, 128), 4),
            ((16, 64), 4), ((32, 32), 2)]
 
@@ -64,7 +71,8 @@ def main():
 
     mode = sys.argv[1] if sys.argv[1:] else ""
     rows, configs = {"large": (LARGE_ROWS, CONFIGS + [((16, 128), 4)]),
-                     "narrow": (NARROW_ROWS, NARROW_CONFIGS), "rule": (RULE_ROWS, RULE_CONFIGS)}.get(mode, (ROWS, CONFIGS))
+                     "narrow": (NARROW_ROWS, NARROW_CONFIGS), "rule": (RULE_ROWS, RULE_CONFIGS),
+                     "outputs": (OUTPUTS_ROWS, OUTPUTS_CONFIGS)}.get(mode, (ROWS, CONFIGS))
     print(header(f"tiled_costly {mode}".strip()), flush=True)
     for name, case, dtype, exponent in rows:
         op = OPS[name]
@@ -78,7 +86,8 @@ def main():
         planned = f"planned {'x'.join(map(str, plan.blocks))}/{plan.warps}"
         graphs = {"torch.compile": run.capture([lambda x=x: compiled(*x) for x in sets])}
         for label, override in [(planned, None)] + [(f"{'x'.join(map(str, b))}/{w}", (b, w)) for b, w in configs]:
-            call.LAUNCH_SHAPE_OVERRIDE = None if override is None else (lambda sizes, tile, chosen=override: chosen)
+            call.LAUNCH_SHAPE_OVERRIDE = None if override is None else (  # flat launches keep theirs
+                lambda sizes, tile, chosen=override: chosen if tile is not None else None)
             op.ours._recipes.clear()
             try:
                 run.check(name, op.ours(*inputs), reference, dtype)
