@@ -63,3 +63,34 @@ def test_generated_module_imports_only_what_it_reads(name):
         assert imported - read == set(), (device_type, imported - read)
     uses_libdevice = "libdevice." in generated(name)
     assert ("from triton.language.extra import libdevice" in generated(name)) == uses_libdevice
+
+
+def test_several_outputs_are_all_computed_before_the_first_store():
+    """A kernel with several outputs of 32 bits or more assigns each output's value before any
+    store, in both branches of a flat walk's whole-block split and in a tile: a store between
+    them kept more registers live (passes/build_kernel.py's stores). 16-bit ones do not."""
+    flat = CASES["two_outputs"][1]()
+    tiled = (torch.randint(-9, 9, (6, 7), dtype=torch.int32).t(), torch.full((7, 6), 3, dtype=torch.int32))
+    for args, walks in ((flat, 2), (tiled, 1)):
+        compiled = pointwise(g.two_outputs)
+        _, spec = compiled.plan(args, {}, None)
+        assert (spec.tile is not None) == (walks == 1)
+        tree = ast.parse(generate_module(compiled._ctx, dataclasses.replace(spec, device_type="cuda"), "GOLDEN"))
+        kernel = next(node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name.endswith("_kernel"))
+        bodies = [kernel.body] + [b for node in ast.walk(kernel) if isinstance(node, ast.If) for b in (node.body, node.orelse)]
+        checked = 0
+        for body in bodies:
+            stores = [i for i, s in enumerate(body) if isinstance(s, ast.Expr) and ast.unparse(s).startswith("tl.store")]
+            values = [i for i, s in enumerate(body) if isinstance(s, ast.Assign) and ast.unparse(s.targets[0]) in ("out0", "out1")]
+            if stores:
+                assert len(stores) == 2 and len(values) == 2 and max(values) < min(stores), ast.unparse(body)
+                assert [ast.unparse(body[i].value.args[1]) for i in stores] == ["out0", "out1"]
+                checked += 1
+        assert checked == walks, ast.unparse(kernel)
+    # 16-bit outputs are stored as they are computed: that order was faster for them on an H100
+    compiled = pointwise(g.two_outputs)
+    _, spec = compiled.plan((torch.randn(8).bfloat16(), 3.0), {}, None)
+    assert spec.out_dtypes == (torch.bfloat16, torch.bfloat16)
+    tree = ast.parse(generate_module(compiled._ctx, dataclasses.replace(spec, device_type="cuda"), "GOLDEN"))
+    assigned = {ast.unparse(t) for node in ast.walk(tree) if isinstance(node, ast.Assign) for t in node.targets}
+    assert not assigned & {"out0", "out1"}
