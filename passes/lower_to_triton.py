@@ -340,7 +340,7 @@ class LowerToTriton:
         return self.integer_power(left, right, dtype)
 
     def power_by_constant(self, base, exponent, dtype):
-        if exponent not in CHEAP_EXPONENTS:  # the exponents math_table.calls_costly_math counts as cheap
+        if exponent not in CHEAP_EXPONENTS:  # the exponents math_table.costly_calls counts as cheap
             return None
         if float(exponent) == 0.0:
             return self.cast(Lowered(None, None, None, 1), dtype)  # x ** 0 == 1, nan too

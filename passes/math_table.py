@@ -119,11 +119,6 @@ def costly_calls(tree: ast.AST) -> int:
                    and _literal(node.right) not in CHEAP_EXPONENTS))
 
 
-def calls_costly_math(tree: ast.AST) -> bool:
-    """Does this (inlined) function call a costly math row or a costly `**` (costly_calls)?"""
-    return costly_calls(tree) > 0
-
-
 def _literal(node: ast.AST):
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
         return -node.operand.value
