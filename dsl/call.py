@@ -393,8 +393,8 @@ CUDA_SMALL_COSTLY_BLOCK = 512
 # 0 nor 1): two elements per thread (see launch_shape)
 CUDA_GATHER_BLOCK, CUDA_GATHER_WARPS = 512, 8
 # tiles of kernels that make HEAVY_MATH_CALLS or more costly math calls per element (a sin and a
-# cos), whose operands are wider than 16 bits: 32 x 16 elements with 2 warps at every size (see
-# tile_elements and tile_shape)
+# cos), whose operands are wider than 16 bits: 32 x 16 elements with 2 warps at every size; 16-bit
+# ones: 32 x 32 with 4 below a wave, 32 x 64 with 4 from it (see tile_elements and tile_shape)
 HEAVY_MATH_CALLS, HEAVY_TILE_EDGE, HEAVY_TILE_WARPS = 2, 32, 2
 CPU_MAX_BLOCK = 4096
 # benchmarks/tune.py sets this to sweep launch shapes: (sizes, tile) -> (blocks, warps) or None
@@ -579,8 +579,8 @@ def tile_elements(device: torch.device, numel: int, element_bytes: int = 4, vect
     would hold fewer programs than the device runs at once (4 warps each), and to 512 while it
     would hold fewer than a quarter of those. Tiles of 16-bit operands stay at 4096 from 2^20
     elements up where their lines load in vectors; for a kernel with one costly math call per
-    element only from a quarter wave of them, with more only from a wave (below those, the
-    float32 rule's). Tiles without vectors (tile_vectors) stay at 4096 where those fill a wave,
+    element only from a quarter wave of them, and with more take 2048 from a wave (below those,
+    the float32 rule's). Tiles without vectors (tile_vectors) stay at 4096 where those fill a wave,
     else take 1024 (and see tile_shape). Otherwise kernels with costly math take 1024 at most,
     and those with HEAVY_MATH_CALLS or more whose operands are wider than 16 bits 512."""
     # benchmarks/experiments/small_tiles.py on an H100, transposed and permuted adds at 2^12..2^20:
@@ -614,13 +614,15 @@ def tile_elements(device: torch.device, numel: int, element_bytes: int = 4, vect
     # 0.97-1.04x at 2^20-2^24 (64 x 64 with 4 at most 2% faster from a wave, 32 x 16 with 2 up
     # to 3% slower), in bfloat16 64 x 64 with 8 warps 0.968-1.031x from 2^22 (32 x 32 with 4:
     # 0.90-1.01x), where the two-output op keeps 32 x 32 with 4 up to 2^23 (1.02-1.24x) and
-    # 64 x 64 with 8 ran 0.984-0.988x from a wave. With this rule every row of those runs was at
-    # 0.960x torch.compile or better (results/experiment_tiled_costly_h100.txt, sixth run)
+    # from a wave ran 0.984-0.988x with 64 x 64 and 8, 1.027-1.044x with 32 x 64 and 4. With this
+    # rule every row of those runs was at 0.960x torch.compile or better
+    # (results/experiment_tiled_costly_h100.txt, sixth run; 32 x 64 from a wave: ninth run)
     elements, wave = CUDA_TILE_ELEMENTS, programs_at_once(device)
     programs = numel // elements  # of 4096-element tiles
     full_from = 0 if not costly_calls else wave // 4 if costly_calls < HEAVY_MATH_CALLS else wave
     if narrow_full_tiles(numel, element_bytes, vectors) and programs >= full_from:
-        return elements
+        # heavy math from a wave: 32 x 64 with 4 warps (see above)
+        return elements // 2 if costly_calls >= HEAVY_MATH_CALLS else elements
     if heavy_wide_tiles(element_bytes, costly_calls):
         return CUDA_SMALL_TILE_ELEMENTS
     if costly_calls or (not vectors and programs < wave):

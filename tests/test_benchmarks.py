@@ -356,12 +356,12 @@ def test_16bit_tiles_keep_64x64_with_8_warps_from_2e20(monkeypatch):
         for element_bytes in (2, 1):
             assert call.launch_shape(cuda, sizes, tile, element_bytes=element_bytes) == \
                 (call.tile_blocks(sizes, tile, 4096), 8), (sizes, element_bytes)
-        # costly math: 64 x 64 with one costly call from a quarter wave of 4096-element tiles (528
-        # programs), with two from a wave (2112), else float32's tile for costly math
-        for calls, full_from in ((1, 528), (2, 2112), (3, 2112)):
+        # costly math: 64 x 64 with 8 with one costly call from a quarter wave of 4096-element tiles
+        # (528 programs), 32 x 64 with 4 with two from a wave (2112), else float32's tile for costly math
+        for calls, full_from, elements, warps in ((1, 528, 4096, 8), (2, 2112, 2048, 4), (3, 2112, 2048, 4)):
             full = math.prod(sizes) // 4096 >= full_from
             assert call.launch_shape(cuda, sizes, tile, calls, element_bytes=2) == \
-                ((call.tile_blocks(sizes, tile, 4096), 8) if full else call.launch_shape(cuda, sizes, tile, 1)), \
+                ((call.tile_blocks(sizes, tile, elements), warps) if full else call.launch_shape(cuda, sizes, tile, 1)), \
                 (sizes, calls)
     assert call.launch_shape(cuda, (2048, 2048), tile, element_bytes=4) == ((32, 32), 4)
     assert call.launch_shape(cuda, (4096, 4096), tile, element_bytes=8) == ((64, 64), 4)
@@ -382,9 +382,9 @@ def test_16bit_tiles_keep_64x64_with_8_warps_from_2e20(monkeypatch):
 def test_tiles_of_costly_math_follow_the_number_of_costly_calls(monkeypatch):
     """Tiles of kernels with costly math (exp, sin, ...): 16-bit ones take 64 x 64 with 8 warps
     from a quarter wave of them (528 programs of 4 warps on 132 SMs: 2^22) with one costly call
-    per element, from a wave (2^24) with two or more, below that 32 x 32 with 4; wider ones never
-    take more than 32 x 32 with 4 warps with one call, and take 32 x 16 with 2 (32 along dim p)
-    at every size with two or more. Tiles without costly math keep their rule."""
+    per element, 32 x 64 with 4 from a wave (2^24) with two or more, below that 32 x 32 with 4;
+    wider ones never take more than 32 x 32 with 4 warps with one call, and take 32 x 16 with 2
+    (32 along dim p) at every size with two or more. Tiles without costly math keep their rule."""
     monkeypatch.setattr(call, "device_threads", lambda device: 132 * 2048)
     cuda, tile = torch.device("cuda", 0), (0, 1, ())
     for exponent in range(20, 27):
@@ -394,7 +394,7 @@ def test_tiles_of_costly_math_follow_the_number_of_costly_calls(monkeypatch):
         assert call.launch_shape(cuda, sizes, tile, 1, element_bytes=2) == (((64, 64), 8) if one else ((32, 32), 4))
         for calls in (2, 3):
             assert call.launch_shape(cuda, sizes, tile, calls, element_bytes=2) == \
-                (((64, 64), 8) if two else ((32, 32), 4)), (exponent, calls)
+                (((32, 64), 4) if two else ((32, 32), 4)), (exponent, calls)
         for element_bytes in (4, 8):
             assert call.launch_shape(cuda, sizes, tile, 1, element_bytes=element_bytes) == ((32, 32), 4), exponent
             for calls in (2, 3):
