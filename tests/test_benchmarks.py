@@ -360,9 +360,9 @@ def test_16bit_tiles_keep_64x64_with_8_warps_from_2e20(monkeypatch):
         # (528 programs), 32 x 64 with 4 with two from a wave (2112), else float32's tile for costly math
         for calls, full_from, elements, warps in ((1, 528, 4096, 8), (2, 2112, 2048, 4), (3, 2112, 2048, 4)):
             full = math.prod(sizes) // 4096 >= full_from
+            below = call.launch_shape(cuda, sizes, tile, 1)  # float32's tile for costly math
             assert call.launch_shape(cuda, sizes, tile, calls, element_bytes=2) == \
-                ((call.tile_blocks(sizes, tile, elements), warps) if full else call.launch_shape(cuda, sizes, tile, 1)), \
-                (sizes, calls)
+                ((call.tile_blocks(sizes, tile, elements), warps) if full else below), (sizes, calls)
     assert call.launch_shape(cuda, (2048, 2048), tile, element_bytes=4) == ((32, 32), 4)
     assert call.launch_shape(cuda, (4096, 4096), tile, element_bytes=8) == ((64, 64), 4)
     # under 2^20: the float32 rule, but 32 x 32 tiles where it gives 512 elements and both sides

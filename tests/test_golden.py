@@ -76,12 +76,16 @@ def test_several_outputs_are_all_computed_before_the_first_store():
         _, spec = compiled.plan(args, {}, None)
         assert (spec.tile is not None) == (walks == 1)
         tree = ast.parse(generate_module(compiled._ctx, dataclasses.replace(spec, device_type="cuda"), "GOLDEN"))
-        kernel = next(node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name.endswith("_kernel"))
-        bodies = [kernel.body] + [b for node in ast.walk(kernel) if isinstance(node, ast.If) for b in (node.body, node.orelse)]
+        kernel = next(node for node in tree.body
+                      if isinstance(node, ast.FunctionDef) and node.name.endswith("_kernel"))
+        bodies = [kernel.body] + [b for node in ast.walk(kernel) if isinstance(node, ast.If)
+                                  for b in (node.body, node.orelse)]
         checked = 0
         for body in bodies:
-            stores = [i for i, s in enumerate(body) if isinstance(s, ast.Expr) and ast.unparse(s).startswith("tl.store")]
-            values = [i for i, s in enumerate(body) if isinstance(s, ast.Assign) and ast.unparse(s.targets[0]) in ("out0", "out1")]
+            stores = [i for i, s in enumerate(body)
+                      if isinstance(s, ast.Expr) and ast.unparse(s).startswith("tl.store")]
+            values = [i for i, s in enumerate(body)
+                      if isinstance(s, ast.Assign) and ast.unparse(s.targets[0]) in ("out0", "out1")]
             if stores:
                 assert len(stores) == 2 and len(values) == 2 and max(values) < min(stores), ast.unparse(body)
                 assert [ast.unparse(body[i].value.args[1]) for i in stores] == ["out0", "out1"]
