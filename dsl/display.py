@@ -201,7 +201,7 @@ def explain(function, args, kwargs, out) -> Text:
         row("index width", "int32: the element count and every operand's offsets fit in int32")
     else:
         row("index width", "int64: the element count or some operand's offsets do not fit in int32")
-    row("runs on", _runs_on(plan, spec))
+    row("runs on", _runs_on(plan, spec, function._costly_calls))
     row("kernel key", _key_words(spec))
     if numel == 0:
         row("module", "none: a call with no elements launches nothing")
@@ -238,7 +238,7 @@ def _layout_note(plan, tensor, given) -> str:
     return f" (dims innermost first {tuple(order)}: the inputs' memory order, as TensorIterator does)"
 
 
-def _runs_on(plan, spec) -> str:
+def _runs_on(plan, spec, costly_calls: int = 0) -> str:
     launch = ""
     if plan.numel > 0:
         edges = f"tiles of {' x '.join(map(str, plan.blocks))}" if spec.tile else f"BLOCK {plan.blocks[0]}"
@@ -255,6 +255,13 @@ def _runs_on(plan, spec) -> str:
             launch += ("; no vector loads in these tiles (a stride between their lines or a side they walk is not a "
                        "multiple of 16), so 4096-element tiles (64 x 64 for 16-bit operands, 32 x 128 for wider ones) only "
                        "from a wave of them, else 32 x 32")
+        if plan.device.type == "cuda" and spec.tile and costly_calls:
+            launch += (f"; {costly_calls} costly math calls per element (exp, sin, ...), so tiles sized for "
+                       f"the math: 32 x 16 with 2 warps for operands wider than 16 bits, 32 x 32 with 4 (32 x 64 "
+                       f"from a wave of 4096-element tiles) for 16-bit ones" if costly_calls >= call.HEAVY_MATH_CALLS
+                       else "; a costly math call per element (exp, sin, ...), so tiles of at most 32 x 32 for "
+                            "operands wider than 16 bits, and 64 x 64 with 8 warps for 16-bit ones only from a "
+                            "quarter wave of them")
         dense = flat_indexed_labels(spec)
         if dense:
             launch += (f"; {', '.join(dense)} {'is' if len(dense) == 1 else 'are'} dense in the walk's order, so "

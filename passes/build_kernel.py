@@ -180,6 +180,9 @@ class BuildKernel:
             # and 7-9% with 32 x 32 tiles, to inductor's time; but its bfloat16 tiled rows 4-5.5%
             # slower, so 16-bit outputs are stored as they are computed (not explained)
             if together:
+                if not computed:
+                    computed.append(comment("every output is computed before the first store: fewer registers "
+                                            "stay live across the stores"))
                 computed.append(assign(out, stored))
                 stored = name(out)
             address = self.address(pointer, strides, index, run, at_tid=at_tid)

@@ -175,3 +175,37 @@ def test_runs_on_says_when_cuda_tiles_load_no_vectors():
                                    dataclasses.replace(spec, device_type="cuda"))
         assert (words in on_cuda) is not vectors, on_cuda
         assert call.tile_vectors(plan.sizes, spec.tile, [o.strides for o in plan.inputs + plan.outputs]) is vectors
+
+
+def test_runs_on_says_how_costly_math_sizes_cuda_tiles():
+    """explain()'s launch line for a CUDA tile says when the kernel's costly math calls size its
+    tiles (one call, or two and more); a kernel without them and CPU launches say nothing."""
+    import dataclasses
+
+    from tritonize import display
+    from tritonize.passes.math_table import costly_calls
+
+    @pointwise
+    def polar_tiles(r, theta):
+        return r * math.cos(theta), r * math.sin(theta)
+
+    @pointwise
+    def exp_tiles(a, b):
+        return math.exp(a) * b
+
+    @pointwise
+    def add_tiles(a, b):
+        return a + b
+
+    a, b = torch.randn(64, 32).t(), torch.randn(32, 64)
+    for fn, calls, words in ((polar_tiles, 2, "2 costly math calls per element"),
+                             (exp_tiles, 1, "a costly math call per element"), (add_tiles, 0, None)):
+        assert costly_calls(fn._ctx.tree) == calls
+        plan, spec = fn.plan((a, b), {}, None)
+        assert spec.tile is not None
+        on_cpu = display._runs_on(plan, spec, calls)
+        on_cuda = display._runs_on(dataclasses.replace(plan, device=torch.device("cuda", 0)),
+                                   dataclasses.replace(spec, device_type="cuda"), calls)
+        assert "costly math call" not in on_cpu
+        assert ("costly math call" in on_cuda) is (words is not None), on_cuda
+        assert words is None or words in on_cuda
