@@ -1,0 +1,125 @@
+"""Is any op of the library slower than torch eager's own kernel? Every case of the op tests
+(tests/test_ops_cases.py: the same arguments, domains and keyword arguments) run through
+tritonize.ops and through torch, on contiguous 4096 x 4096 inputs (2^24 elements), float32 and
+bfloat16 for float cases, int32 for the integer-only ones; rows printed slowest first against
+eager. This is the speed `tritonize.enable()` gives each aten op, less the host time of a call.
+
+    python -m benchmarks.experiments.op_library [--dtypes float32,bfloat16] [--only id,id] [--contract]
+        [--config BLOCK/WARPS]
+
+`--contract` compiles with fma contraction (Triton's default) instead of tritonize's
+`enable_fp_fusion=False` (benchmarks/experiments/fp_fusion.py): what contraction is worth per op;
+`--config` launches every flat walk with that block and warp count (call.LAUNCH_SHAPE_OVERRIDE).
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import time
+
+import torch
+
+from benchmarks.experiments import best_us, header
+from benchmarks.run import copy_bandwidth
+from tests.test_ops_cases import CASES, T, make_args
+
+SHAPE = (4096, 4096)
+# ours against eager: a few ulp of math (libdevice against torch's CUDA math), 1 ulp of bfloat16
+CLOSE = {torch.float32: 1e-5, torch.bfloat16: 1.6e-2, torch.float16: 2e-3, torch.float64: 1e-12}
+
+
+def dtypes_of(case, wanted):
+    """The dtypes a case is timed in: the wanted floats it is tested in, else int32."""
+    floats = [d for d in wanted if d in case.floats]
+    return floats or ([torch.int32] if not case.floats else [])
+
+
+def outputs(result):
+    return result if isinstance(result, tuple) else (result,)
+
+
+def agreement(ours, theirs) -> str:
+    """'ok' where every output matches eager's (dtype, shape, NaN positions, values to CLOSE),
+    else what differs."""
+    for a, b in zip(outputs(ours), outputs(theirs)):
+        if a.dtype != b.dtype or a.shape != b.shape:
+            return f"{a.dtype}{tuple(a.shape)} vs {b.dtype}{tuple(b.shape)}"
+        if not a.dtype.is_floating_point:
+            if not torch.equal(a, b):
+                return f"{int((a != b).sum())} differ"
+            continue
+        a64, b64 = a.double(), b.double()
+        if not torch.equal(a64.isnan(), b64.isnan()):
+            return "NaN positions differ"
+        finite = ~b64.isnan()
+        error = ((a64 - b64).abs() / b64.abs().clamp_min(1e-30))[finite & (b64 != a64)]
+        worst = float(error.max()) if error.numel() else 0.0
+        if worst > CLOSE[a.dtype] and float(((a64 - b64).abs()[finite]).max()) > CLOSE[a.dtype]:
+            return f"rel {worst:.1e}"
+    return "ok"
+
+
+def bytes_moved(args, result) -> int:
+    tensors = [a for a in args if isinstance(a, torch.Tensor)] + list(outputs(result))
+    return sum(t.numel() * t.element_size() for t in tensors)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--dtypes", default="float32,bfloat16")
+    parser.add_argument("--only", default="")
+    parser.add_argument("--contract", action="store_true")
+    parser.add_argument("--config", default="")
+    options = parser.parse_args()
+    if options.config:
+        from tritonize import call
+        block, warps = map(int, options.config.split("/"))
+        call.LAUNCH_SHAPE_OVERRIDE = lambda sizes, tile: ((block,), warps) if tile is None else None
+    if options.contract:
+        from benchmarks.experiments.fp_fusion import contract_again
+        contract_again()
+    wanted = [getattr(torch, name) for name in options.dtypes.split(",")]
+    only = set(filter(None, options.only.split(",")))
+    print(header("op_library", rounds=1).replace("CUDA graphs", "single launches (do_bench)")
+          + ("; fma contraction on" if options.contract else "")
+          + (f"; flat walks in blocks of {options.config}" if options.config else ""), flush=True)
+    copy = copy_bandwidth("cuda")
+    print(f"# peak copy {copy / 1e9:.0f} GB/s; shape {SHAPE}; columns: case, dtype, tritonize us, eager us, "
+          f"eager/tritonize, tritonize % of peak copy, agreement with eager", flush=True)
+    rows = []
+    generator = torch.Generator().manual_seed(0)
+    started = time.time()
+    for case in CASES:
+        if only and case.id not in only:
+            continue
+        for dtype in dtypes_of(case, wanted):
+            args = make_args(case, dtype, generator, device="cuda", shape=SHAPE)
+            ours = lambda: case.ours(*args, **case.kwargs)
+            theirs = lambda: case.theirs(*args, **case.kwargs)
+            try:
+                agrees = agreement(ours(), theirs())
+            except Exception as error:  # noqa: BLE001 - a row that fails says why and the sweep goes on
+                print(f"{case.id:28s} {str(dtype)[6:]:9s} failed: {type(error).__name__}: {error}", flush=True)
+                continue
+            moved = bytes_moved(args, theirs())
+            # in turn, ours first and last: noise only ever adds, so the least of each stands
+            ours_us = best_us(ours, rounds=1)
+            theirs_us = best_us(theirs, rounds=1)
+            ours_us = min(ours_us, best_us(ours, rounds=1))
+            row = (case.id, str(dtype)[6:], ours_us, theirs_us, theirs_us / ours_us,
+                   moved / (ours_us * 1e-6) / copy, agrees)
+            rows.append(row)
+            print(f"{row[0]:28s} {row[1]:9s} {row[2]:8.1f} {row[3]:8.1f} {row[4]:6.3f}x {row[5]:5.0%}  {row[6]}",
+                  flush=True)
+            del args
+    print(f"# {len(rows)} rows in {time.time() - started:.0f} s; slowest against eager first:")
+    for row in sorted(rows, key=lambda r: r[4]):
+        print(f"{row[0]:28s} {row[1]:9s} {row[2]:8.1f} {row[3]:8.1f} {row[4]:6.3f}x {row[5]:5.0%}  {row[6]}")
+    ratios = [row[4] for row in rows]
+    if ratios:
+        print(f"# geometric mean eager/tritonize {math.exp(sum(map(math.log, ratios)) / len(ratios)):.3f}x; "
+              f"{sum(r < 0.95 for r in ratios)} of {len(ratios)} rows under 0.95x eager")
+
+
+if __name__ == "__main__":
+    main()
