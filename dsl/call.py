@@ -397,18 +397,24 @@ CUDA_GATHER_BLOCK, CUDA_GATHER_WARPS = 512, 8
 # ones: 32 x 32 with 4 below a wave, 32 x 64 with 4 from it (see tile_elements and tile_shape)
 HEAVY_MATH_CALLS, HEAVY_TILE_EDGE, HEAVY_TILE_WARPS = 2, 32, 2
 CPU_MAX_BLOCK = 4096
+# the least bytes a flat program of a dependent launch moves (see dependent_block), and the most
+# times its block may double to get there
+DEPENDENT_PROGRAM_BYTES, DEPENDENT_BLOCK_GROWTH = 6 * 1024, 8
 # benchmarks/tune.py sets this to sweep launch shapes: (sizes, tile) -> (blocks, warps) or None
 LAUNCH_SHAPE_OVERRIDE = None
 
 
 def launch_shape(device: torch.device, sizes: tuple, tile, costly_calls: int = 0,
-                 gathered: bool = False, element_bytes: int = 4, vectors: bool = True) -> tuple[tuple, int]:
+                 gathered: bool = False, element_bytes: int = 4, vectors: bool = True,
+                 dependent: bool = False, bytes_per_element: float = 0.0) -> tuple[tuple, int]:
     """(blocks, warps) of a launch: BLOCK for a flat walk or the tile's edges, and num_warps.
     `costly_calls`: how many calls of exp, erf, sin, ... (math_table's costly rows) the kernel
     makes per element (math_table.costly_calls); `gathered`: some input's innermost stride is
     neither 0 nor 1 (see gathers); `element_bytes`: the widest element among the operands read or
     written in lines (see line_bytes); `vectors`: a tile's lines can be read and written in
-    vectors (see tile_vectors)."""
+    vectors (see tile_vectors); `dependent`: the launch is a programmatic dependent (see
+    dependent_launch), whose flat programs move at least DEPENDENT_PROGRAM_BYTES, at
+    `bytes_per_element` (moved_bytes over the element count; see dependent_block)."""
     if LAUNCH_SHAPE_OVERRIDE is not None:
         chosen = LAUNCH_SHAPE_OVERRIDE(sizes, tile)
         if chosen is not None:
@@ -442,11 +448,39 @@ def launch_shape(device: torch.device, sizes: tuple, tile, costly_calls: int = 0
         # the same as 256 with 4 there; on an H200 512 with 8 beat 256 with 4 by up to 4% and
         # 1024 with 4 by 0.4-12%, but for bfloat16 at 2^24 (1.3% slower; tune_gather_h*.txt)
         if gathered:
-            return (CUDA_GATHER_BLOCK,), CUDA_GATHER_WARPS
-        if small_costly_blocks(device, sizes, costly_calls > 0):
-            return (CUDA_SMALL_COSTLY_BLOCK,), CUDA_WARPS
-        return (CUDA_BLOCK,), CUDA_WARPS
+            block, warps = CUDA_GATHER_BLOCK, CUDA_GATHER_WARPS
+        elif small_costly_blocks(device, sizes, costly_calls > 0):
+            block, warps = CUDA_SMALL_COSTLY_BLOCK, CUDA_WARPS
+        else:
+            block, warps = CUDA_BLOCK, CUDA_WARPS
+        if dependent:
+            block, warps = dependent_block(block, warps, bytes_per_element, element_bytes, gathered)
+        return (block,), warps
     return (min(CPU_MAX_BLOCK, max(16, _next_power_of_two(math.prod(sizes)))),), 1
+
+
+def dependent_block(block: int, warps: int, bytes_per_element: float, element_bytes: int,
+                    gathered: bool) -> tuple[int, int]:
+    """(block, warps) of a flat walk launched as a programmatic dependent: `block` doubled (at most
+    DEPENDENT_BLOCK_GROWTH times over) until a program moves DEPENDENT_PROGRAM_BYTES, at
+    `bytes_per_element`. A grown block of loads in vectors keeps the elements each thread had:
+    one 16-byte vector of a 1-byte operand, 8 elements of wider ones (CUDA_BLOCK's 8 with 4 warps);
+    a gathered walk keeps its warps (more elements per thread)."""
+    # An H200 starts the programs of a dependent launch at most about one per 1.25 ns (half as
+    # many as without PDL): 2^26 elements in blocks of 1024 and of 512 took 83.6 and 162 us, in
+    # bfloat16 and float32 alike. Its copy bandwidth (4.25 TB/s) needs programs of 5.3 KB at that
+    # rate: at 4 KB (bfloat16 sigmoid, blocks of 1024) dependent launches ran 0.80-0.87x of plain
+    # ones in every way of timing them, at 3 KB (a uint8 add) 0.65x; with programs of 6 KB and
+    # more (bfloat16 adds, float32 ops) they kept plain launches' time, and 2048 with 8 warps gave
+    # bfloat16 sigmoid it back (results/experiment_pdl_programs_h200.txt)
+    grown = block
+    while bytes_per_element and grown * bytes_per_element < DEPENDENT_PROGRAM_BYTES \
+            and grown < block * DEPENDENT_BLOCK_GROWTH:
+        grown *= 2
+    if grown == block or gathered:
+        return grown, warps
+    elements_per_thread = max(8, 16 // element_bytes)
+    return grown, max(warps, grown // (32 * elements_per_thread))
 
 
 def gathers(input_strides: list) -> bool:

@@ -311,8 +311,12 @@ class PointwiseFunction:
             tile = (*tile, tuple(call.runs_together(sizes, strides, tile[0]) for strides in merged))
         gathered, element_bytes = tile is None and call.gathers(merged[:len(inputs)]), call.line_bytes(operands)
         vectors = tile is None or call.tile_vectors(sizes, tile, merged)
+        moved = call.moved_bytes(tuple(sizes), operands)
+        dependent = call.dependent_launch(device, tuple(sizes), tile, self._costly_calls > 0, gathered, element_bytes,
+                                          moved)
         blocks, warps = call.launch_shape(device, tuple(sizes), tile, self._costly_calls, gathered=gathered,
-                                          element_bytes=element_bytes, vectors=vectors)
+                                          element_bytes=element_bytes, vectors=vectors, dependent=dependent,
+                                          bytes_per_element=moved / max(1, math.prod(sizes)))
         index_dtype = torch.int32 if call.fits_int32(sizes, merged, math.prod(blocks)) else torch.int64
         plan = call.CallPlan(shape, device, vtypes, kernel_values, inputs, outputs, tuple(sizes), index_dtype,
                              blocks, warps)
@@ -326,8 +330,7 @@ class PointwiseFunction:
             broadcast_dims=call.broadcast_dims(inputs), unmasked=call.unmasked(tuple(sizes), tile, blocks),
             flat_indexed=call.flat_indexed(sizes, merged, tile),
             two_dimensional_grid=call.two_dimensional_grid(tuple(sizes), tile, blocks),
-            dependent_launch=call.dependent_launch(device, tuple(sizes), tile, self._costly_calls > 0, gathered,
-                                                   element_bytes, call.moved_bytes(tuple(sizes), operands)))
+            dependent_launch=dependent)
         if approximate is None and approximations.checkable(spec):
             approximate = self._approximate(spec, device)
         if approximate:

@@ -319,6 +319,39 @@ def test_launch_shape_override_and_cpu_rule(monkeypatch):
     assert call.launch_shape(cpu, (3000,), None) == ((256,), 2)
 
 
+def test_dependent_flat_blocks_grow_until_a_program_moves_6_kib(monkeypatch):
+    """call.dependent_block: a flat walk launched as a programmatic dependent doubles its block
+    (at most 8 times over) until a program moves 6 KiB; a grown block of vector loads keeps 8
+    elements a thread (16 for 1-byte lines), a gathered one keeps its warps; tiles and launches
+    that are not dependent keep their shapes."""
+    # (block, warps, bytes per element, widest line element, gathered) -> (block, warps)
+    cases = {(1024, 4, 4.0, 2, False): (2048, 8),  # bfloat16 unary: 4 KiB programs
+             (1024, 4, 4.0002, 2, False): (2048, 8),  # a row-broadcast bfloat16 add
+             (1024, 4, 6.0, 2, False): (1024, 4),  # bfloat16 binary: 6 KiB already
+             (1024, 4, 8.0, 4, False): (1024, 4),  # float32 unary
+             (1024, 4, 5.0, 4, False): (2048, 8),  # float32 -> bool
+             (1024, 4, 3.0, 1, False): (2048, 4),  # a uint8 add: one 16-byte vector a thread
+             (1024, 4, 2.0, 1, False): (4096, 8),  # bool -> bool
+             (1024, 4, 0.5, 1, False): (8192, 16),  # at most 8 times over
+             (512, 8, 6.0, 2, True): (1024, 8),  # gathered bfloat16 (strided slices)
+             (512, 8, 12.0, 4, True): (512, 8),  # gathered float32
+             (1024, 4, 0.0, 2, False): (1024, 4)}  # nothing known: as it was
+    monkeypatch.setattr(call, "device_threads", lambda device: 132 * 2048)
+    for (block, warps, per_element, width, gathered), expected in cases.items():
+        grown = call.dependent_block(block, warps, per_element, width, gathered)
+        assert grown == expected, (block, warps, per_element, width, gathered)
+        assert grown[0] * per_element >= call.DEPENDENT_PROGRAM_BYTES or grown[0] in (block, 8 * block)
+    cuda = torch.device("cuda", 0)
+    assert call.launch_shape(cuda, (2**24,), None, element_bytes=2, dependent=True,
+                             bytes_per_element=4.0) == ((2048,), 8)
+    assert call.launch_shape(cuda, (2**24,), None, element_bytes=2, bytes_per_element=4.0) == ((1024,), 4)
+    assert call.launch_shape(cuda, (2**24,), None, gathered=True, element_bytes=2, dependent=True,
+                             bytes_per_element=6.0) == ((1024,), 8)
+    tile = (0, 1, ())
+    assert call.launch_shape(cuda, (4096, 4096), tile, dependent=True, bytes_per_element=4.0) == \
+        call.launch_shape(cuda, (4096, 4096), tile)
+
+
 def test_cuda_launch_shape_rule(monkeypatch):
     """Flat CUDA launches take 1024 with 4 warps, and 512 for costly math while every element
     fits in one wave of the device's threads at 4 per thread; tiles take 4096 elements, fewer

@@ -209,3 +209,24 @@ def test_runs_on_says_how_costly_math_sizes_cuda_tiles():
         assert "costly math call" not in on_cpu
         assert ("costly math call" in on_cuda) is (words is not None), on_cuda
         assert words is None or words in on_cuda
+
+
+def test_runs_on_says_what_a_dependent_flat_block_moves():
+    """explain()'s launch line for a flat CUDA walk launched as a programmatic dependent says how
+    many bytes a block moves and why blocks grow to 6 KiB; launches that are not dependent, tiles
+    and the CPU say nothing of it."""
+    import dataclasses
+
+    from tritonize import display
+
+    @pointwise
+    def negate(x):
+        return -x
+
+    x = torch.randn(4096, dtype=torch.bfloat16)
+    plan, spec = negate.plan((x,), {}, None)
+    cuda_plan = dataclasses.replace(plan, device=torch.device("cuda", 0), blocks=(2048,), warps=8)
+    dependent = display._runs_on(cuda_plan, dataclasses.replace(spec, device_type="cuda", dependent_launch=True))
+    assert "a block moves 8.0 KiB" in dependent and "grows to move 6 KiB" in dependent, dependent
+    plain = display._runs_on(cuda_plan, dataclasses.replace(spec, device_type="cuda"))
+    assert "a block moves" not in plain and "a block moves" not in display._runs_on(plan, spec)

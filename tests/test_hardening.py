@@ -1103,10 +1103,13 @@ def test_offsets_past_2_31_and_int32_at_the_edge_on_the_gpu():
     view.copy_(torch.arange(16, dtype=torch.int8, device="cuda").reshape(2, 8))
     assert add2.plan((view, 100), {}, None)[1].index_dtype == torch.int64
     assert torch.equal(add2(view, 100), view + 100)
-    # the largest contiguous tensor that int32 indexes: its last elements are right
+    # the largest contiguous tensor that int32 indexes (its size and a block stay within int32):
+    # its last elements are right. The block is the launch's at that size (a dependent launch's
+    # block of 1-byte elements grows, call.dependent_block)
     del view
     big[:16] = 0
-    edge = big[: INT32_LIMIT - 1024]
+    block = add2.plan((big[: INT32_LIMIT - 2**16], 1), {}, None)[0].blocks[0]
+    edge = big[: INT32_LIMIT - block]
     edge[-64:] = torch.arange(64, dtype=torch.int8, device="cuda")
     assert add2.plan((edge, 1), {}, None)[1].index_dtype == torch.int32
     got = add2(edge, 1)

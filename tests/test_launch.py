@@ -463,6 +463,35 @@ def test_flat_indexed_rule():
 
 
 @needs_cuda
+def test_dependent_flat_launches_of_light_programs_take_grown_blocks(monkeypatch):
+    """A bfloat16 negation of 2^24 elements and a uint8 add of 2^25 move more than an H100's or
+    H200's L2, so on Hopper they launch as programmatic dependents, whose programs of 1024 elements
+    would move 4 and 3 KiB: their blocks grow to 2048 (8 warps for bfloat16, 4 for uint8's 16-byte
+    vectors) and they still compute torch's results."""
+    from tritonize import call, pointwise
+
+    monkeypatch.delenv("TRITONIZE_DEPENDENT_LAUNCH", raising=False)
+
+    @pointwise
+    def negate(x):
+        return -x
+
+    @pointwise
+    def plus(a, b):
+        return a + b
+
+    x = torch.randn(2**24, device="cuda").to(torch.bfloat16)
+    a, b = (torch.randint(0, 256, (2**25,), device="cuda", dtype=torch.uint8) for _ in range(2))
+    hopper = torch.cuda.get_device_capability()[0] >= 9
+    for fn, args, expected, shape in ((negate, (x,), -x, (2048, 8)), (plus, (a, b), a + b, (2048, 4))):
+        plan, spec = fn.plan(args, {}, None)
+        dependent = hopper and call.moved_bytes(plan.sizes, plan.inputs + plan.outputs) > call.l2_bytes(x.device)
+        assert spec.dependent_launch is dependent
+        assert (plan.blocks[0], plan.warps) == (shape if dependent else (1024, 4))
+        assert torch.equal(fn(*args), expected)
+
+
+@needs_cuda
 @pytest.mark.parametrize("setting, numel", [("1", 2**22), ("", 2**24)])
 def test_dependent_launches_see_the_writes_of_the_kernels_before_them(monkeypatch, setting, numel):
     """With dependent launch on a Hopper GPU (asked for with TRITONIZE_DEPENDENT_LAUNCH=1, or by
