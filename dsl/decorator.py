@@ -19,6 +19,7 @@ from tritonize.launch import direct_launcher, three_dims
 from tritonize.errors import ArgumentCountError, CallError, OutArgumentError, UnsupportedSyntax
 from tritonize.passes import (ParamSpec, Specialization, derive_backward, generate_module, infer_output_types,
                               run_frontend)
+from tritonize.passes.ast_tools import names_read
 from tritonize.passes.math_table import costly_calls
 from tritonize.passes.type_rules import PYTHON, SHORT_NAMES
 from tritonize.promotion import normalize, output_dtype
@@ -57,6 +58,9 @@ class PointwiseFunction:
     def _setup(self, ctx, promotion, signature):
         self._ctx = ctx
         self._costly_calls = costly_calls(ctx.tree)  # chooses launch shapes (call.launch_shape)
+        # the parameters the function reads: a tensor it never reads is not loaded (fill's input),
+        # so its bytes do not count in call.moved_bytes
+        self._read_params = frozenset(names_read(*ctx.tree.body) & set(ctx.params))
         self._params = list(ctx.params)
         self.num_outputs = ctx.num_outputs
         self.promotion = normalize(promotion, self.num_outputs, self._params, ctx.function_name)
@@ -311,7 +315,7 @@ class PointwiseFunction:
             tile = (*tile, tuple(call.runs_together(sizes, strides, tile[0]) for strides in merged))
         gathered, element_bytes = tile is None and call.gathers(merged[:len(inputs)]), call.line_bytes(operands)
         vectors = tile is None or call.tile_vectors(sizes, tile, merged)
-        moved = call.moved_bytes(tuple(sizes), operands)
+        moved = call.moved_bytes(tuple(sizes), [i for i in inputs if i.label in self._read_params] + outputs)
         dependent = call.dependent_launch(device, tuple(sizes), tile, self._costly_calls > 0, gathered, element_bytes,
                                           moved)
         blocks, warps = call.launch_shape(device, tuple(sizes), tile, self._costly_calls, gathered=gathered,

@@ -103,3 +103,8 @@ def is_math_call(node: ast.AST) -> bool:
 
 def math_name(node: ast.Call) -> str:
     return node.func.attr
+
+
+def names_read(*nodes: ast.AST) -> set[str]:
+    """Every name these nodes read (ast.Load), anywhere inside them."""
+    return {n.id for node in nodes for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}

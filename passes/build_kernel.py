@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import torch
 
-from tritonize.passes.ast_tools import NameAllocator, assign, comment, expr, name, stmt
+from tritonize.passes.ast_tools import NameAllocator, assign, comment, expr, name, names_read, stmt
 from tritonize.passes.lower_to_triton import Lowered, cast_value
 from tritonize.passes.type_rules import compute_dtype, dtype_name, triton_dtype
 
@@ -100,7 +100,14 @@ class BuildKernel:
         if any(flat):
             statements.append(comment(f"{', '.join(flat_indexed_labels(spec))}: dense in the walk's order, so "
                                       f"addressed by tid, which Triton sees run on across rows"))
-        statements += self.split(whole, lambda m: self.loads(tensors, index, runs, flat, m), mask)
+        # a tensor the function never reads (fill's input: its shape and dtype only) is not loaded
+        read = names_read(*body.statements, *(value.node for value in body.outputs))
+        unread = [param for param, _, _ in tensors if param not in read]
+        if unread:
+            whose = "its" if len(unread) == 1 else "their"
+            statements.append(comment(f"{', '.join(unread)}: not read by the function (only {whose} shape and dtype "
+                                      f"count), so not loaded"))
+        statements += self.split(whole, lambda m: self.loads(tensors, index, runs, flat, m, read), mask)
         if spec.dependent_launch:
             statements.append(comment("every load is issued: a dependent launch after this one may start; "
                                       "it waits for these stores in its own gdc_wait"))
@@ -142,11 +149,13 @@ class BuildKernel:
         # the two branches share the body's value nodes: the masked one gets copies of its own
         return [ast.If(test=name(whole), body=unmasked, orelse=copy.deepcopy(accesses(mask)))] if unmasked else []
 
-    def loads(self, tensors, index, runs, flat, mask) -> list:
-        """param = tl.load(...) for each tensor parameter (masked unless `mask` is None)."""
+    def loads(self, tensors, index, runs, flat, mask, read) -> list:
+        """param = tl.load(...) for each tensor parameter in `read` (masked unless `mask` is None)."""
         spec, statements = self.spec, []
         broadcast = dict(spec.broadcast_dims)
         for (param, pointer, strides), run, at_tid in zip(tensors, runs, flat):
+            if param not in read:
+                continue
             vtype = next(p.vtype for p in spec.params if p.name == param)
             address = self.address(pointer, strides, index, run, broadcast.get(param, ()), at_tid)
             if not strides or mask is None:

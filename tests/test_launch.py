@@ -377,6 +377,45 @@ def test_a_dependent_kernel_waits_before_its_first_load_and_releases_after_its_l
             assert "from triton.language.extra import cuda as tl_cuda" in source
 
 
+def test_a_tensor_the_function_never_reads_is_not_loaded_and_moves_no_bytes():
+    """A tensor parameter the function never reads (fill's input: its shape and dtype only) gets
+    no load in the kernel, on the CPU and CUDA alike, and a comment saying why; its bytes do not
+    count toward the launch's moved bytes (call.moved_bytes over the inputs read), which decides
+    dependent launch and its blocks. The results are unchanged."""
+    import tritonize.ops as tops
+    from tritonize import call, pointwise
+
+    @pointwise
+    def first(a, b):
+        return a * 2.0
+
+    @pointwise
+    def both(a, b):
+        return a * 2.0 + b
+
+    a, b = torch.randn(8, 16), torch.randn(8, 16)
+    assert first._read_params == {"a"} and both._read_params == {"a", "b"}
+    for source in (first.source(a, b), cuda_kernel(first, (a, b))[0]):  # the CPU's module, a CUDA one
+        assert "tl.load(a_ptr" in source and "tl.load(b_ptr" not in source, source
+        assert "# b: not read by the function (only its shape and dtype count), so not loaded" in source
+    for source in (both.source(a, b), cuda_kernel(both, (a, b))[0]):
+        assert "tl.load(b_ptr" in source and "not read by the function" not in source
+    assert torch.equal(first(a, b), a * 2.0) and torch.equal(both(a, b), a * 2.0 + b)
+    assert torch.equal(tops.fill(a, 2.5), torch.full_like(a, 2.5))
+    captured = {}
+
+    def dependent_launch(device, sizes, tile, costly, gathered, element_bytes, moved_bytes):
+        captured["moved"] = moved_bytes
+        return False
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(call, "dependent_launch", dependent_launch)
+        first.plan((a, b), {}, None)
+        assert captured["moved"] == 2 * a.numel() * 4  # a and the output; not b
+        both.plan((a, b), {}, None)
+        assert captured["moved"] == 3 * a.numel() * 4
+
+
 def test_a_flat_walk_masks_only_its_last_block():
     """A flat kernel (rank 1, or decoded from rank 2 on) whose blocks do not cover its tasks
     loads and stores whole blocks without the mask, so that Triton keeps their accesses vectors,
