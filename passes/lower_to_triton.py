@@ -502,12 +502,14 @@ class LowerToTriton:
         if entry.kind == "bool":
             values = [self.hoisted(a, dtype, "v") for a in args]
             return expr(entry.cuda, **dict(zip("ab", values)))
-        if self.spec.portable_math or entry.cuda.startswith("portable_"):
+        work = torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
+        if not self.spec.portable_math and work == torch.float32 and entry.float32:
+            template = entry.float32
+        elif self.spec.portable_math or entry.cuda.startswith("portable_"):
             work = torch.float64  # the portable composites compute in float64
             template = entry.portable if self.spec.portable_math else entry.cuda
         else:
-            work = torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
-            template = entry.float32 if work == torch.float32 and entry.float32 else entry.cuda
+            template = entry.cuda
             if entry.fast and work == torch.float32 and self.approximates(fname):
                 template = entry.fast
         arg_dtypes = [work] * len(args)

@@ -76,8 +76,8 @@ MATH_TABLE: dict[str, MathFn] = {
     # not in Python's math: tritonize.math's (dsl/math.py)
     "erfinv": _f(1, "libdevice.erfinv(a)", "portable_erfinv(a)"),
     # also the derivative of lgamma; libdevice has none, so CUDA runs the portable composite too
-    # (compiled as a @triton.jit helper, in float64)
-    "digamma": _f(1, "portable_digamma(a)", "portable_digamma(a)"),
+    # (compiled as a @triton.jit helper, in float64), but float32 work its own float32 composite
+    "digamma": _f(1, "portable_digamma(a)", "portable_digamma(a)", float32="f32_digamma(a)"),
     "fabs": _f(1, "tl.abs(a)", "tl.abs(a)", costly=False),
     "floor": _f(1, "libdevice.floor(a)", "tl.floor(a)", kind="same", costly=False),
     "ceil": _f(1, "libdevice.ceil(a)", "tl.ceil(a)", kind="same", costly=False),

@@ -7,6 +7,7 @@ import importlib.util
 import math
 import sys
 
+import numpy
 import pytest
 import torch
 import triton
@@ -21,15 +22,15 @@ HELPERS = {name: fn for name, fn in vars(float32_math).items() if name.startswit
 GPU = torch.cuda.is_available()
 
 
-def load_module(tmp_path_factory, jit: bool):
-    """f32_erf, copied by the code generator's own math_helpers, and a kernel that applies it."""
+def load_module(tmp_path_factory, helper: str, jit: bool):
+    """`helper`, copied by the code generator's own math_helpers, and a kernel that applies it."""
     decorator = "@triton.jit\n" if jit else ""
-    helpers = ast.unparse(ast.Module(body=math_helpers({"f32_erf"}), type_ignores=[]))
+    helpers = ast.unparse(ast.Module(body=math_helpers({helper}), type_ignores=[]))
     text = "import triton\nimport triton.language as tl\n\n\n" + decorator + helpers
-    text += (f"\n\n\n{decorator}def erf_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+    text += (f"\n\n\n{decorator}def apply_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
              "    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
-             "    tl.store(out_ptr + i, f32_erf(tl.load(x_ptr + i, mask=i < n)), mask=i < n)\n")
-    path = tmp_path_factory.mktemp("float32_math") / f"erf_{'jit' if jit else 'interpreted'}.py"
+             f"    tl.store(out_ptr + i, {helper}(tl.load(x_ptr + i, mask=i < n)), mask=i < n)\n")
+    path = tmp_path_factory.mktemp("float32_math") / f"{helper}_{'jit' if jit else 'interpreted'}.py"
     path.write_text(text)
     spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
@@ -38,20 +39,33 @@ def load_module(tmp_path_factory, jit: bool):
     return module
 
 
-@pytest.fixture(scope="module", params=["cpu"] + (["cuda"] if GPU else []))
-def f32_erf(request, tmp_path_factory):
-    """Elementwise f32_erf of a float32 tensor, on the interpreter (cpu) or compiled (cuda)."""
-    device = request.param
-    kernel = load_module(tmp_path_factory, jit=device == "cuda").erf_kernel
+def elementwise(helper: str, device: str, tmp_path_factory):
+    """A function applying `helper` to each element of a float32 tensor, on the interpreter (cpu)
+    or compiled (cuda)."""
+    kernel = load_module(tmp_path_factory, helper, jit=device == "cuda").apply_kernel
     if device == "cpu":
         kernel = InterpretedFunction(kernel)
 
     def run(x):
         x = x.to(device=device, dtype=torch.float32).contiguous()
         out = torch.empty_like(x)
-        kernel[(triton.cdiv(x.numel(), 1024),)](x, out, x.numel(), BLOCK=1024)
+        with numpy.errstate(all="ignore"):  # the interpreter's numpy: 1 / 0 is the infinity asked for
+            kernel[(triton.cdiv(x.numel(), 1024),)](x, out, x.numel(), BLOCK=1024)
         return out.cpu()
     return run
+
+
+DEVICES = ["cpu"] + (["cuda"] if GPU else [])
+
+
+@pytest.fixture(scope="module", params=DEVICES)
+def f32_erf(request, tmp_path_factory):
+    return elementwise("f32_erf", request.param, tmp_path_factory)
+
+
+@pytest.fixture(scope="module", params=DEVICES)
+def f32_digamma(request, tmp_path_factory):
+    return elementwise("f32_digamma", request.param, tmp_path_factory)
 
 
 def ulps(got, exact):
@@ -83,6 +97,47 @@ def test_f32_erf_special_values(f32_erf):
     assert torch.equal(got[8:], x[8:])  # erf(x) = 1.128 x rounds to x at the smallest subnormal
 
 
+def test_f32_digamma_is_within_three_ulp_above_zero(f32_digamma):
+    """x > 0 (the root near 1.4616, both sides of 1, 2 and 4 where the method changes, tiny and
+    huge x) against float64 digamma: within 3 ulp (the recurrence's sum at x = 2.009 is 2.6 in
+    fit_digamma.py's emulation; the GPU's `/` adds up to 2 ulp to a term)."""
+    generator = torch.Generator().manual_seed(0)
+    root = 1.4616321449683622
+    x = torch.cat([torch.linspace(1e-3, 12.0, 60_001), torch.rand(20_000, generator=generator) * 100,
+                   torch.logspace(-30, 30, 4001), root + torch.linspace(-1e-3, 1e-3, 2001),
+                   torch.tensor([1.0, 2.0, 3.0, 4.0, 3.9999998, 4.0000005, 1e38])]).float()
+    x = x[x > 0]
+    exact = torch.digamma(x.double())
+    away = (x.double() - root).abs() > 1e-4  # next to the root the relative error of any float32 psi grows
+    error = ulps(f32_digamma(x), exact)
+    worst = int(error[away].argmax())
+    assert error[away].max() <= 3.0 + 2.0 * (x.device.type == "cuda"), \
+        f"{error[away].max():.2f} ulp at x = {x[away][worst].item()!r}"
+    assert error.mean() < 0.6
+    # next to the root, |psi| < 1e-4: its error stays ~1e-7 of that, since t - t0 is formed exactly
+    close = (f32_digamma(x[~away]).double() - exact[~away]).abs()
+    assert close.max() < 2e-10
+
+
+def test_f32_digamma_reflects_below_zero(f32_digamma):
+    """x < 0, away from its poles: within 1e-6 of max(|psi(x)|, 1) against float64 digamma (next
+    to psi's zeros the reflection cancels, as torch's does)."""
+    generator = torch.Generator().manual_seed(1)
+    x = -(torch.rand(60_000, generator=generator) * 12.0)
+    x = x[(x - x.round()).abs() > 1e-3].float()
+    exact = torch.digamma(x.double())
+    error = (f32_digamma(x).double() - exact).abs() / exact.abs().clamp_min(1.0)
+    assert error.max() < 1e-6, f"{error.max():.2e} at x = {x[int(error.argmax())].item()!r}"
+
+
+def test_f32_digamma_special_values(f32_digamma):
+    x = torch.tensor([0.0, -0.0, math.inf, -math.inf, math.nan, -1.0, -2.0, -3.0, -1e10, 1.0])
+    got = f32_digamma(x)
+    assert torch.equal(got[:3], torch.tensor([-math.inf, math.inf, math.inf]))
+    assert got[3:9].isnan().all()
+    assert abs(got[9].item() - (-0.5772156649015329)) < 1e-7  # psi(1) = -Euler's constant
+
+
 @pytest.mark.parametrize("name", sorted(HELPERS))
 def test_helpers_follow_the_generator_rules(name):
     assert_follows_generator_rules(HELPERS[name], set(HELPERS), {"abs", "math", "minimum", "where", "exp2"})
@@ -90,7 +145,7 @@ def test_helpers_follow_the_generator_rules(name):
 
 def test_math_table_float32_templates_name_helpers_of_float32_math():
     templates = {fname: entry.float32 for fname, entry in MATH_TABLE.items() if entry.float32}
-    assert "erf" in templates
+    assert {"erf", "digamma"} <= set(templates)
     for fname, template in templates.items():
         called = ast.parse(template, mode="eval").body.func.id
         assert called in HELPERS and is_helper(called), fname
