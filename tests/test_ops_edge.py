@@ -65,6 +65,37 @@ def test_unary_edge_values(name, dtype, device):
     assert_same_specials(got, expected, f"{name}({str(dtype)[6:]})", exact=name in EXACT)
 
 
+def every_16_bit_value(dtype, device):
+    """Every float16 or bfloat16 bit pattern, as one contiguous 256 x 256 tensor: whole blocks,
+    so the compiled kernel loads and stores in vectors. The CPU takes every 16th pattern, and no
+    bfloat16 subnormals (Triton's interpreter converts them wrongly)."""
+    bits = torch.arange(-2**15, 2**15, dtype=torch.int32).to(torch.int16)
+    values = bits.view(dtype)
+    if device == "cpu":
+        values = values[::16]
+        if dtype == torch.bfloat16:
+            values = values[(values.float().abs() >= torch.finfo(dtype).tiny) | (values == 0) | values.isnan()]
+    return values[: values.numel() // 256 * 256].reshape(-1, 256).to(device)
+
+
+@pytest.mark.parametrize("name", sorted(EXACT))
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=lambda d: str(d)[6:])
+def test_exact_unary_ops_on_every_16_bit_value(name, dtype, device):
+    """The exact unary ops on every 16-bit value give torch's results bit for bit. Small tensors
+    do not reach this: in vectorized code Triton 3.6 compiled bfloat16 sign(x) of negative x to
+    +1.0 (an integer -1 cast to bfloat16), which 185-element tests never saw."""
+    x = every_16_bit_value(dtype, device)
+    got, expected = getattr(tops, name)(x), getattr(torch, name)(x)
+    if name == "signbit" and dtype == torch.float16 and device == "cuda":
+        # a known limit: the GPU's float16 -> float32 conversion drops a NaN's sign (as in
+        # torch.compile's signbit, which converts too), so signbit of a negative NaN may be
+        # False; every other value is held to torch's bit for bit
+        negative_nan = x.isnan() & (x.view(torch.int16) < 0)
+        assert expected[negative_nan].all()
+        got, expected = got[~negative_nan], expected[~negative_nan]
+    assert_same_specials(got, expected, f"{name}({str(dtype)[6:]}), every value", exact=True)
+
+
 BINARY = ["add", "sub", "mul", "div", "pow", "atan2", "hypot", "copysign", "nextafter", "fmod", "remainder",
           "floor_divide", "logaddexp", "logaddexp2", "xlogy", "maximum", "minimum", "fmax", "fmin", "eq", "lt"]
 # torch's CPU and CUDA kernels disagree on these signs of zero (max/min of +-0, zero remainders,

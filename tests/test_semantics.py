@@ -316,3 +316,27 @@ def test_integer_division_by_zero_at_run_time_is_zero(device, dtype):
     assert torch.equal(rem, torch.where(y == 0, zero, torch.remainder(x, safe)))
     for result in (by_difference, by_product, nested):
         assert result.dtype == dtype and torch.equal(result, zero)
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16, torch.float32])
+def test_integer_results_cast_to_half_types_keep_their_sign(dtype, device):
+    """Integer results of -1 and 0 (a select, a negated comparison) stored as bfloat16 or float16,
+    through the output dtype rule and through out=, on 4096 elements (whole blocks, vector
+    stores): Triton 3.6 compiles a {-1, 0} integer cast to bfloat16 as if unsigned, +1.0 for -1,
+    unless the cast goes through float32's bits."""
+    from tritonize import pointwise
+
+    @pointwise(promotion=dtype)
+    def indicator(x):
+        return -1 if x < 0 else 0
+
+    @pointwise
+    def negated_comparison(x):
+        return -int(x < 0)
+
+    x = torch.linspace(-3, 3, 4096, device=device).to(dtype)
+    expected = -(x < 0).to(dtype)
+    assert torch.equal(indicator(x), expected)
+    out = torch.empty_like(x)
+    assert negated_comparison(x).dtype == torch.int64
+    assert torch.equal(negated_comparison(x, out=out), expected) and torch.equal(out, expected)
