@@ -158,7 +158,11 @@ class BuildKernel:
                 continue
             vtype = next(p.vtype for p in spec.params if p.name == param)
             address = self.address(pointer, strides, index, run, broadcast.get(param, ()), at_tid)
-            if not strides or mask is None:
+            # a tile's indices before dim p are one value per program (always in bounds): an input
+            # broadcast along p and every dim after it is one value per program too, loaded
+            # without the tile's mask (Triton refuses a block mask on a single pointer)
+            one_value = spec.tile is not None and set(range(spec.tile[0], spec.rank)) <= set(broadcast.get(param, ()))
+            if not strides or mask is None or one_value:
                 load = expr("tl.load(p)", p=address)
             else:
                 load = expr("tl.load(p, mask=m)", p=address, m=name(mask))

@@ -416,6 +416,31 @@ def test_a_tensor_the_function_never_reads_is_not_loaded_and_moves_no_bytes():
         assert captured["moved"] == 3 * a.numel() * 4
 
 
+def test_an_input_broadcast_along_every_tiled_dim_is_one_value_per_program(device):
+    """A tile walks dim p and the dims after it; an input broadcast along all of them (its shape
+    (2, 1, 1, 1) against (2, 1, 2, 2)) has one value per program, loaded without the tile's
+    mask (a block mask on a single pointer does not compile: hypothesis found it on an H200),
+    and the results are torch's."""
+    import dataclasses
+
+    from tritonize import pointwise
+    from tritonize.passes import generate_module
+
+    @pointwise
+    def axpy_and_diff(a, b):
+        return a * 3 + b, a - b
+
+    a, b = torch.randn(2, 1, 1, 1, device=device), torch.randn(2, 1, 2, 2, device=device)
+    outs = tuple(torch.empty(2, 1, 2, 2, device=device).transpose(2, 3) for _ in range(2))
+    _, spec = axpy_and_diff.plan((a, b), {}, outs)
+    assert spec.tile is not None and dict(spec.broadcast_dims)["a"] == tuple(range(spec.tile[0], spec.rank))
+    source = generate_module(axpy_and_diff._ctx, dataclasses.replace(spec, device_type="cuda"), "TEST")
+    loads = [line.strip() for line in source.splitlines() if "tl.load(" in line]
+    assert loads[0] == "a = tl.load(a_ptr + i0 * a_stride0)" and "mask=mask" in loads[1], loads
+    first, second = axpy_and_diff(a, b, out=outs)
+    assert torch.equal(first, a * 3 + b) and torch.equal(second, a - b)
+
+
 def test_a_flat_walk_masks_only_its_last_block():
     """A flat kernel (rank 1, or decoded from rank 2 on) whose blocks do not cover its tasks
     loads and stores whole blocks without the mask, so that Triton keeps their accesses vectors,
