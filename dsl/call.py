@@ -45,6 +45,7 @@ class CallPlan:
     index_dtype: torch.dtype = torch.int32
     blocks: tuple = ()  # BLOCK (flat), or the tile's (BLOCK0, BLOCK1)
     warps: int = 1
+    moved_bytes: int = 0  # what the launch reads and writes at least (moved_bytes, inputs the function reads)
 
     @property
     def numel(self) -> int:

@@ -323,7 +323,7 @@ class PointwiseFunction:
                                           bytes_per_element=moved / max(1, math.prod(sizes)))
         index_dtype = torch.int32 if call.fits_int32(sizes, merged, math.prod(blocks)) else torch.int64
         plan = call.CallPlan(shape, device, vtypes, kernel_values, inputs, outputs, tuple(sizes), index_dtype,
-                             blocks, warps)
+                             blocks, warps, moved)
         out_dtypes, result_dtypes = tuple(o.tensor.dtype for o in outputs), tuple(result_dtypes)
         spec = Specialization(
             params=tuple(ParamSpec(p, vtypes[p]) for p in self._params), out_dtypes=out_dtypes,

@@ -272,7 +272,7 @@ def _runs_on(plan, spec, costly_calls: int = 0) -> str:
             kept += ("; launched as a programmatic dependent (PDL) of the kernel before it, whose writes it "
                      "waits for before its first load")
             if not spec.tile and plan.numel:
-                moved = call.moved_bytes(plan.sizes, plan.inputs + plan.outputs) / plan.numel * plan.blocks[0]
+                moved = plan.moved_bytes / plan.numel * plan.blocks[0]
                 kept += (f"; a block moves {moved / 1024:.1f} KiB (such programs start at most about one per "
                          f"1.25 ns, so a flat block grows to move {call.DEPENDENT_PROGRAM_BYTES // 1024} KiB)")
         return (f"{plan.device}, compiled by Triton (at the first launch of this specialization){launch}, "

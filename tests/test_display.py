@@ -230,3 +230,12 @@ def test_runs_on_says_what_a_dependent_flat_block_moves():
     assert "a block moves 8.0 KiB" in dependent and "grows to move 6 KiB" in dependent, dependent
     plain = display._runs_on(cuda_plan, dataclasses.replace(spec, device_type="cuda"))
     assert "a block moves" not in plain and "a block moves" not in display._runs_on(plan, spec)
+
+    @pointwise
+    def constant_like(x):  # reads nothing of x: its block moves only what it writes
+        return 2.5
+
+    plan, spec = constant_like.plan((x,), {}, None)
+    cuda_plan = dataclasses.replace(plan, device=torch.device("cuda", 0), blocks=(2048,), warps=8)
+    dependent = display._runs_on(cuda_plan, dataclasses.replace(spec, device_type="cuda", dependent_launch=True))
+    assert "a block moves 8.0 KiB" in dependent, dependent  # 2048 float32 outputs
