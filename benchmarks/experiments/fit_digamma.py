@@ -14,7 +14,7 @@ import math
 import mpmath
 import numpy as np
 
-from benchmarks.experiments.fit_erf import chebyshev_points, lawson
+from benchmarks.experiments.fit_erf import chebyshev_points, fma, horner, lawson
 
 R_DEGREE, SIN_DEGREE, COS_DEGREE = 10, 5, 6
 ROOT = float(mpmath.findroot(mpmath.digamma, 1.4616321449683622))
@@ -47,17 +47,6 @@ def cospi_fit():
 
 
 F32 = np.float32
-
-
-def fma(a, b, c):
-    return (np.float64(a) * np.float64(b) + np.float64(c)).astype(F32)
-
-
-def horner(coefficients, u):
-    value = np.full_like(u, F32(coefficients[-1]))
-    for c in coefficients[-2::-1]:
-        value = fma(value, u, np.full_like(u, F32(c)))
-    return value
 
 
 def float32_digamma(x, r, s, c):

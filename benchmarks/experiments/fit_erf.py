@@ -43,19 +43,22 @@ def tail_fit():
     return lawson(t, -np.log2(erfc(t)) / t - 1, erfc(t) * math.log(2) * t / erf(t), 5)
 
 
+def fma(a, b, c):
+    """A float32 fma: the product and sum exact in float64, rounded once to float32."""
+    return (np.float64(a) * np.float64(b) + np.float64(c)).astype(np.float32)
+
+
+def horner(coefficients, u):
+    """The polynomial (coefficients lowest first) at float32 `u`, one float32 fma a step."""
+    value = np.full_like(u, np.float32(coefficients[-1]))
+    for c in coefficients[-2::-1]:
+        value = fma(value, u, np.full_like(u, np.float32(c)))
+    return value
+
+
 def float32_erf(x, p, q):
     """f32_erf's arithmetic in float32, each fma rounded once."""
     f32 = np.float32
-
-    def fma(a, b, c):
-        return (np.float64(a) * np.float64(b) + np.float64(c)).astype(f32)
-
-    def horner(coefficients, u):
-        value = np.full_like(u, f32(coefficients[-1]))
-        for c in coefficients[-2::-1]:
-            value = fma(value, u, np.full_like(u, f32(c)))
-        return value
-
     near_zero = fma(horner(p, (x * x).astype(f32)), x, x)
     t = np.minimum(np.abs(x), f32(4.0))
     tail = (f32(1) - np.exp2(fma(horner(q, t), -t, -t).astype(np.float64)).astype(f32)).astype(f32)
