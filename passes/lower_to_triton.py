@@ -64,7 +64,7 @@ def cast_value(value: Lowered, dtype: torch.dtype, bare_literal_ok: bool = False
         # Triton's interpreter truncates float32 -> bfloat16 (the GPU rounds to nearest even) and
         # converts integers to bfloat16 by reinterpreting them: go through float32, then round.
         # Compiled, integers take that path too: LLVM turns a {-1, 0} integer (`-1 if x < 0 else
-        # 0`, `-(x < 0)`) into `sitofp i1`, which Triton 3.6 lowers to bfloat16 as if unsigned
+        # 0`, `-int(x < 0)`) into `sitofp i1`, which Triton 3.6 lowers to bfloat16 as if unsigned
         # (-1 became +1.0 in vectorized code); rounding the float32's bits leaves no such cast.
         # torch converts integers to bfloat16 through float32 too.
         source = value.node if value.dtype == torch.float32 else expr("v.to(tl.float32)", v=value.node)
