@@ -8,6 +8,12 @@ instructions for a 2^24-element bfloat16 gelu, eager's nvcc build of the same er
 polynomials with their coefficients as immediates and selects once: 15.6M instructions, 1.09x
 eager (benchmarks/results/experiment_gelu_compute_h200.txt).
 
+Triton 3.6 compiles libdevice's atanf loosely too: bfloat16 atan at 2^24 elements executed 21.2M
+instructions on an H200, `f32_atan` (the same method) 15.0M, eager 11.7M; atan went from 0.80x to
+0.92-0.95x eager and atan2 from 0.92x to 1.02-1.05x. Composites of sinh, cosh and tanh were
+measured too and not taken: as accurate as libdevice's, they were no faster
+(benchmarks/experiments/math_composites.py, results/experiment_math_composites_h200.txt).
+
 The code generator copies these functions' source into the generated module as @triton.jit
 helpers, as it does the portable ones, so they follow portable_math.py's rules: only `tl.*`,
 straight-line code, no module-level names besides `tl`, constants as inline literals, a
@@ -101,3 +107,48 @@ def f32_digamma(x):
     result = tl.where(neg, result + 3.141592653589793 * cot, result)
     result = tl.where(neg & (t == 0.0), float("nan"), result)
     return tl.where(x == 0.0, -1.0 / x, result)
+
+
+# f32_atan / f32_atan2: atan(t) = t + t s p(s) on |t| <= 1, p of degree 7 (fit_float32.py; atan
+# 1.49 ulp emulated); outside it atan(x) = +-pi/2 - atan(1/x), and atan2 places atan(min / max)
+# of |x| and |y| in its quadrant. pi/2 and pi are float32's plus their low parts as one
+# fma (both low parts are -2.7827534e-08 of the float32 value).
+def f32_atan(x):
+    """atan in float32: an odd polynomial of t = x or 1/x, |t| <= 1, taken from +-pi/2 for |x| > 1."""
+    big = tl.abs(x) > 1.0
+    t = tl.where(big, 1.0 / x, x)
+    s = t * t
+    p = tl.math.fma(0.002920687897130847, s, -0.01636791042983532)
+    p = tl.math.fma(p, s, 0.04321183264255524)
+    p = tl.math.fma(p, s, -0.07552211731672287)
+    p = tl.math.fma(p, s, 0.10666003823280334)
+    p = tl.math.fma(p, s, -0.14211055636405945)
+    p = tl.math.fma(p, s, 0.19993773102760315)
+    p = tl.math.fma(p, s, -0.33333152532577515)
+    p = tl.where(t == 0.0, t, tl.math.fma(p * s, t, t))
+    half_pi = tl.where(x < 0.0, -1.5707963705062866, 1.5707963705062866)
+    return tl.where(big, tl.math.fma(half_pi, -2.7827534417466256e-08, half_pi - p), p)
+
+
+def f32_atan2(y, x):
+    """atan2 in float32: the atan polynomial of min(|x|,|y|)/max(|x|,|y|) placed in its quadrant, C99's zeros, infinities and nans."""
+    ax = tl.abs(x)
+    ay = tl.abs(y)
+    swap = ay > ax
+    t = tl.where(swap, ax, ay) / tl.where(swap, ay, ax)
+    t = tl.where(ax == ay, 1.0, t)
+    t = tl.where(ax + ay == 0.0, 0.0, t)
+    s = t * t
+    p = tl.math.fma(0.002920687897130847, s, -0.01636791042983532)
+    p = tl.math.fma(p, s, 0.04321183264255524)
+    p = tl.math.fma(p, s, -0.07552211731672287)
+    p = tl.math.fma(p, s, 0.10666003823280334)
+    p = tl.math.fma(p, s, -0.14211055636405945)
+    p = tl.math.fma(p, s, 0.19993773102760315)
+    p = tl.math.fma(p, s, -0.33333152532577515)
+    p = tl.math.fma(p * s, t, t)
+    x_negative = x.to(tl.int32, bitcast=True) < 0
+    base = tl.where(swap, 1.5707963705062866, tl.where(x_negative, 3.1415927410125732, 0.0))
+    r = tl.math.fma(base, -2.7827534417466256e-08, base + tl.where(swap != x_negative, p * -1.0, p))
+    r = tl.where(y.to(tl.int32, bitcast=True) < 0, r * -1.0, r)
+    return tl.where((x == x) & (y == y), r, x + y)

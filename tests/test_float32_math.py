@@ -22,14 +22,19 @@ HELPERS = {name: fn for name, fn in vars(float32_math).items() if name.startswit
 GPU = torch.cuda.is_available()
 
 
-def load_module(tmp_path_factory, helper: str, jit: bool):
-    """`helper`, copied by the code generator's own math_helpers, and a kernel that applies it."""
+def load_module(tmp_path_factory, helper: str, jit: bool, arity: int = 1):
+    """`helper`, copied by the code generator's own math_helpers (with the helpers it calls, each
+    jitted as the generator jits them), and a kernel that applies it."""
+    helpers = math_helpers({helper})
+    for function in helpers:
+        function.decorator_list = [ast.parse("triton.jit", mode="eval").body] if jit else []
     decorator = "@triton.jit\n" if jit else ""
-    helpers = ast.unparse(ast.Module(body=math_helpers({helper}), type_ignores=[]))
-    text = "import triton\nimport triton.language as tl\n\n\n" + decorator + helpers
-    text += (f"\n\n\n{decorator}def apply_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+    args = ", ".join(f"x{k}_ptr" for k in range(arity))
+    loads = ", ".join(f"tl.load(x{k}_ptr + i, mask=i < n)" for k in range(arity))
+    text = "import triton\nimport triton.language as tl\n\n\n" + ast.unparse(ast.Module(body=helpers, type_ignores=[]))
+    text += (f"\n\n\n{decorator}def apply_kernel({args}, out_ptr, n, BLOCK: tl.constexpr):\n"
              "    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
-             f"    tl.store(out_ptr + i, {helper}(tl.load(x_ptr + i, mask=i < n)), mask=i < n)\n")
+             f"    tl.store(out_ptr + i, {helper}({loads}), mask=i < n)\n")
     path = tmp_path_factory.mktemp("float32_math") / f"{helper}_{'jit' if jit else 'interpreted'}.py"
     path.write_text(text)
     spec = importlib.util.spec_from_file_location(path.stem, path)
@@ -39,18 +44,18 @@ def load_module(tmp_path_factory, helper: str, jit: bool):
     return module
 
 
-def elementwise(helper: str, device: str, tmp_path_factory):
-    """A function applying `helper` to each element of a float32 tensor, on the interpreter (cpu)
-    or compiled (cuda)."""
-    kernel = load_module(tmp_path_factory, helper, jit=device == "cuda").apply_kernel
+def elementwise(helper: str, device: str, tmp_path_factory, arity: int = 1):
+    """A function applying `helper` to each element (of each of `arity` float32 tensors of one
+    shape), on the interpreter (cpu) or compiled (cuda)."""
+    kernel = load_module(tmp_path_factory, helper, jit=device == "cuda", arity=arity).apply_kernel
     if device == "cpu":
         kernel = InterpretedFunction(kernel)
 
-    def run(x):
-        x = x.to(device=device, dtype=torch.float32).contiguous()
-        out = torch.empty_like(x)
+    def run(*xs):
+        xs = [x.to(device=device, dtype=torch.float32).contiguous() for x in xs]
+        out = torch.empty_like(xs[0])
         with numpy.errstate(all="ignore"):  # the interpreter's numpy: 1 / 0 is the infinity asked for
-            kernel[(triton.cdiv(x.numel(), 1024),)](x, out, x.numel(), BLOCK=1024)
+            kernel[(triton.cdiv(out.numel(), 1024),)](*xs, out, out.numel(), BLOCK=1024)
         return out.cpu()
     return run
 
@@ -66,6 +71,16 @@ def f32_erf(request, tmp_path_factory):
 @pytest.fixture(scope="module", params=DEVICES)
 def f32_digamma(request, tmp_path_factory):
     return elementwise("f32_digamma", request.param, tmp_path_factory)
+
+
+@pytest.fixture(scope="module", params=DEVICES)
+def f32_atan(request, tmp_path_factory):
+    return elementwise("f32_atan", request.param, tmp_path_factory)
+
+
+@pytest.fixture(scope="module", params=DEVICES)
+def f32_atan2(request, tmp_path_factory):
+    return elementwise("f32_atan2", request.param, tmp_path_factory, arity=2)
 
 
 def ulps(got, exact):
@@ -138,14 +153,75 @@ def test_f32_digamma_special_values(f32_digamma):
     assert abs(got[9].item() - (-0.5772156649015329)) < 1e-7  # psi(1) = -Euler's constant
 
 
+def atan_inputs():
+    """Both sides of |x| = 1 (where 1/x takes over), tiny and huge values and every float32 in
+    [0.99, 1.01]."""
+    near_one = torch.arange(int(torch.tensor(0.99).view(torch.int32)), int(torch.tensor(1.01).view(torch.int32)))
+    x = torch.cat([torch.linspace(0, 10, 400_001), torch.logspace(-38, 38, 20_001),
+                   near_one.to(torch.int32).view(torch.float32)])
+    return torch.cat([x, -x])
+
+
+def test_f32_atan_is_within_two_ulp(f32_atan):
+    """Against float64: within 2 ulp (fit_float32.py's emulation: 1.07; 1.58 on an H200, where
+    `1 / x` is div.full's; CUDA documents 2 for atanf)."""
+    x = atan_inputs()
+    exact = torch.atan(x.double())
+    error = ulps(f32_atan(x), exact)
+    worst = int(error.argmax())
+    assert error.max() <= 2.0, f"{error.max():.2f} ulp at x = {x[worst].item()!r}"
+    assert error.mean() < 0.5
+
+
+def test_f32_atan_special_values(f32_atan):
+    x = torch.tensor([0.0, -0.0, math.inf, -math.inf, math.nan, 1e-40, -1e-40, 3e38])
+    got = f32_atan(x)
+    assert torch.equal(got[:2], x[:2]) and torch.equal(got[:2].signbit(), x[:2].signbit())
+    assert torch.equal(got[2:4], torch.tensor([math.pi / 2, -math.pi / 2]))
+    assert got[4].isnan()
+    assert torch.equal(got[5:7], x[5:7])
+    assert got[7] == torch.tensor(math.pi / 2)
+
+
+def test_f32_atan2_is_within_three_ulp(f32_atan2):
+    """Pairs over 20 decades in every quadrant against float64: within 3 ulp (2.46 on an H200,
+    where the quotient is div.full's; CUDA documents 3 for atan2f)."""
+    generator = torch.Generator().manual_seed(2)
+    y = torch.randn(200_000, generator=generator) * torch.exp(torch.randn(200_000, generator=generator) * 5)
+    x = torch.randn(200_000, generator=generator) * torch.exp(torch.randn(200_000, generator=generator) * 5)
+    y, x = torch.cat([y, x[:1000], -x[:1000]]), torch.cat([x, x[:1000], x[:1000]])  # and |y| = |x|
+    exact = torch.atan2(y.double(), x.double())
+    error = ulps(f32_atan2(y, x), exact)
+    worst = int(error.argmax())
+    assert error.max() <= 3.0, f"{error.max():.2f} ulp at (y, x) = ({y[worst].item()!r}, {x[worst].item()!r})"
+    assert error.mean() < 0.5
+
+
+def test_f32_atan2_special_values_are_torchs(f32_atan2):
+    """Every pair of zeros, ones, infinities and nans of both signs: C99's atan2 (torch's), bit
+    for bit but for the last bit of +-pi/4 and +-3pi/4."""
+    values = [0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan]
+    y = torch.tensor([a for a in values for _ in values])
+    x = torch.tensor([b for _ in values for b in values])
+    got, want = f32_atan2(y, x), torch.atan2(y, x)
+    assert torch.equal(got.isnan(), want.isnan())
+    number = ~want.isnan()
+    assert torch.equal(got[number].signbit(), want[number].signbit())
+    assert (ulps(got[number], want[number].double()) <= 1.0).all()
+    odd_eighths = ((want.abs() - math.pi / 4).abs() < 1e-6) | ((want.abs() - 3 * math.pi / 4).abs() < 1e-6)
+    exact = number & ~odd_eighths
+    assert torch.equal(got[exact], want[exact])
+
+
 @pytest.mark.parametrize("name", sorted(HELPERS))
 def test_helpers_follow_the_generator_rules(name):
-    assert_follows_generator_rules(HELPERS[name], set(HELPERS), {"abs", "math", "minimum", "where", "exp2"})
+    assert_follows_generator_rules(HELPERS[name], set(HELPERS),
+                                   {"abs", "math", "minimum", "where", "exp2", "int32"})
 
 
 def test_math_table_float32_templates_name_helpers_of_float32_math():
     templates = {fname: entry.float32 for fname, entry in MATH_TABLE.items() if entry.float32}
-    assert {"erf", "digamma"} <= set(templates)
+    assert {"erf", "digamma", "atan", "atan2"} <= set(templates)
     for fname, template in templates.items():
         called = ast.parse(template, mode="eval").body.func.id
         assert called in HELPERS and is_helper(called), fname
