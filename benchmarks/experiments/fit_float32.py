@@ -1,13 +1,14 @@
-"""The coefficients of passes/float32_math.py's f32_atan / f32_atan2 and of math_composites.py's
-sinh and cosh candidates (measured, not taken): minimax fits (fit_erf.lawson) in float64, then
-each composite's float32 arithmetic emulated in numpy (every fma rounded once, exact division)
-against float64. CPU only.
+"""The coefficients of passes/float32_math.py's f32_atan / f32_atan2, and of math_composites.py's
+sinh, cosh and asinh candidates (measured, not taken): minimax fits
+(fit_erf.lawson) in float64, then each composite's float32 arithmetic emulated in numpy (every
+fma rounded once, exact division) against float64. CPU only.
 
     python -m benchmarks.experiments.fit_float32
 
 sinh, |x| < 2:   x + x s p(s), s = x^2, p of degree 4, weighted for sinh's relative error.
 2^f, |f| <= 1/2: a polynomial of degree 6 (the 1 and ln 2 it ends with come out of the fit).
 atan, |t| <= 1:  t + t s p(s), p of degree 7.
+log m = 2 atanh(s) = 2s + s z Q(z), z = s^2 <= (3 - 2 sqrt(2))^2 = 0.0295: Q of degree 2.
 """
 import math
 
@@ -31,6 +32,15 @@ def odd_fit(function, high, degree):
 def exp2_fit():
     f = chebyshev_points(-0.5, 0.5)
     return lawson(f, np.exp2(f), 1 / np.exp2(f), 6)
+
+
+def log_fit():
+    """Q of log m = 2s + s z Q(z), and the largest error it leaves, relative to log m."""
+    z = chebyshev_points(1e-12, (3 - 2 * math.sqrt(2)) ** 2)
+    s = np.sqrt(z)
+    log_m = 2 * np.arctanh(s)
+    q = lawson(z, (log_m - 2 * s) / (s * z), s * z / log_m, 2)
+    return q, np.abs((np.polynomial.polynomial.polyval(z, q) * s * z + 2 * s - log_m) / log_m).max()
 
 
 def odd(p, x):
@@ -87,6 +97,8 @@ def main():
         t = np.concatenate([np.linspace(0, 10, 2_000_001, dtype=f32), np.geomspace(1e-30, 1e30, 200_000).astype(f32)])
         t = np.concatenate([t, -t])
         report("atan", atan(p_atan, t), np.arctan(t.astype(np.float64)), t)
+        q_log, error = log_fit()
+        print("log Q, highest first:", [float(f32(v)) for v in q_log[::-1]], f"(within {error:.1e} of log m)")
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ FUNCTIONS = {
     "tanh": (1, "libdevice.tanh", "f32_tanh_candidate", torch.tanh, ops.tanh),
     "atan": (1, "libdevice.atan", "f32_atan", torch.atan, ops.atan),
     "atan2": (2, "libdevice.atan2", "f32_atan2", torch.atan2, ops.atan2),
-    "asinh": (1, "libdevice.asinh", None, torch.asinh, ops.asinh),
+    "asinh": (1, "libdevice.asinh", "f32_asinh_candidate", torch.asinh, ops.asinh),
     "pow": (2, "libdevice.pow", None, torch.pow, ops.pow),
 }
 # Candidates measured and not taken into passes/float32_math.py (experiment_math_composites_h200.txt):
@@ -40,6 +40,11 @@ FUNCTIONS = {
 #   faster, but 3.5 ulp off (sinh) where libdevice's is 2.8
 # - tanh by CUDA's tanhf's method (an odd polynomial of degree 4 below 0.6, 1 - 2 / (e^2|x| + 1)
 #   above it): slower than libdevice's
+# - asinh = log1p(a + a^2 / (1 + sqrt(1 + a^2))) (log(a / 4) + 3 ln 2 above 2^30, x below 2^-12),
+#   log1p from the exponent bits of 1 + v, f = v 2^-k + (2^-k - 1) in one fma and 2 atanh(f / (2 + f))
+#   with its residual, reciprocals as rsqrt(d^2) (fit_float32.py's Q): fewer instructions than
+#   libdevice's in the listing, but libdevice's branches skip most of its own: slower, and 2.4 ulp
+#   against libdevice's 1.7
 EXP_EIGHTH = """
 def f32_exp_eighth(a):
     h = a * 1.4426950216293335
@@ -55,6 +60,30 @@ def f32_exp_eighth(a):
     return p * ((j.to(tl.int32) + 124) << 23).to(tl.float32, bitcast=True)
 """
 VARIANTS = {
+    "f32_asinh_candidate": """
+def f32_asinh_candidate(x):
+    a = tl.abs(x)
+    big = a > 1073741824.0
+    aa = a * a
+    den = 1.0 + tl.sqrt(aa + 1.0)
+    v = tl.where(big, a * 0.25, tl.math.fma(aa, tl.math.rsqrt(den * den), a))
+    k = ((v + 1.0).to(tl.int32, bitcast=True) - 1060439283) >> 23
+    scale = ((127 - k) << 23).to(tl.float32, bitcast=True)
+    f = tl.math.fma(v, scale, scale - 1.0)
+    d = f + 2.0
+    d_lo = (2.0 - d) + f
+    inv = tl.math.rsqrt(d * d)
+    s = f * inv
+    s_lo = (tl.math.fma(s * -1.0, d, f) - s * d_lo) * inv
+    z = s * s
+    q = tl.math.fma(0.2987093925476074, z, 0.39977574348449707)
+    q = tl.math.fma(q, z, 0.6666677594184875)
+    kf = k.to(tl.float32) + tl.where(big, 3.0, 0.0)
+    low = tl.math.fma(kf, 1.4286068202862268e-06, tl.math.fma(s_lo, 2.0, (z * s) * q))
+    r = tl.math.fma(kf, 0.693145751953125, s * 2.0) + low
+    r = tl.where((a < 0.000244140625) | (a == float("inf")), a, r)
+    return tl.where(x.to(tl.int32, bitcast=True) < 0, r * -1.0, r)
+""",
     "f32_sinh_candidate": EXP_EIGHTH + """
 def f32_sinh_candidate(x):
     s = x * x
