@@ -109,14 +109,12 @@ def f32_digamma(x):
     return tl.where(x == 0.0, -1.0 / x, result)
 
 
-# f32_atan / f32_atan2: atan(t) = t + t s p(s) on |t| <= 1, p of degree 7 (fit_float32.py; atan
-# 1.49 ulp emulated); outside it atan(x) = +-pi/2 - atan(1/x), and atan2 places atan(min / max)
-# of |x| and |y| in its quadrant. pi/2 and pi are float32's plus their low parts as one
-# fma (both low parts are -2.7827534e-08 of the float32 value).
-def f32_atan(x):
-    """atan in float32: an odd polynomial of t = x or 1/x, |t| <= 1, taken from +-pi/2 for |x| > 1."""
-    big = tl.abs(x) > 1.0
-    t = tl.where(big, 1.0 / x, x)
+# f32_atan_unit, f32_atan, f32_atan2: atan(t) = t + t s p(s) on |t| <= 1, p of degree 7
+# (fit_float32.py; atan 1.49 ulp emulated); outside it atan(x) = +-pi/2 - atan(1/x), and atan2
+# places atan(min / max) of |x| and |y| in its quadrant. pi/2 and pi are float32's plus their low
+# parts as one fma (both low parts are -2.7827534e-08 of the float32 value).
+def f32_atan_unit(t):
+    """atan in float32 for |t| <= 1: t + t s p(s), s = t^2, p of degree 7; atan(-0.0) = -0.0."""
     s = t * t
     p = tl.math.fma(0.002920687897130847, s, -0.01636791042983532)
     p = tl.math.fma(p, s, 0.04321183264255524)
@@ -125,28 +123,26 @@ def f32_atan(x):
     p = tl.math.fma(p, s, -0.14211055636405945)
     p = tl.math.fma(p, s, 0.19993773102760315)
     p = tl.math.fma(p, s, -0.33333152532577515)
-    p = tl.where(t == 0.0, t, tl.math.fma(p * s, t, t))
+    # p < 0 at 0, so t + t s p would give +0.0 for t = -0.0
+    return tl.where(t == 0.0, t, tl.math.fma(p * s, t, t))
+
+
+def f32_atan(x):
+    """atan in float32: f32_atan_unit of t = x or 1/x, |t| <= 1, taken from +-pi/2 for |x| > 1."""
+    big = tl.abs(x) > 1.0
+    p = f32_atan_unit(tl.where(big, 1.0 / x, x))
     half_pi = tl.where(x < 0.0, -1.5707963705062866, 1.5707963705062866)
     return tl.where(big, tl.math.fma(half_pi, -2.7827534417466256e-08, half_pi - p), p)
 
 
 def f32_atan2(y, x):
-    """atan2 in float32: the atan polynomial of min(|x|,|y|)/max(|x|,|y|) placed in its quadrant, C99's zeros, infinities and nans."""
+    """atan2 in float32: f32_atan_unit of min(|x|,|y|)/max(|x|,|y|) placed in its quadrant, C99's zeros, infinities and nans."""
     ax = tl.abs(x)
     ay = tl.abs(y)
     swap = ay > ax
     t = tl.where(swap, ax, ay) / tl.where(swap, ay, ax)
     t = tl.where(ax == ay, 1.0, t)
-    t = tl.where(ax + ay == 0.0, 0.0, t)
-    s = t * t
-    p = tl.math.fma(0.002920687897130847, s, -0.01636791042983532)
-    p = tl.math.fma(p, s, 0.04321183264255524)
-    p = tl.math.fma(p, s, -0.07552211731672287)
-    p = tl.math.fma(p, s, 0.10666003823280334)
-    p = tl.math.fma(p, s, -0.14211055636405945)
-    p = tl.math.fma(p, s, 0.19993773102760315)
-    p = tl.math.fma(p, s, -0.33333152532577515)
-    p = tl.math.fma(p * s, t, t)
+    p = f32_atan_unit(tl.where(ax + ay == 0.0, 0.0, t))
     x_negative = x.to(tl.int32, bitcast=True) < 0
     base = tl.where(swap, 1.5707963705062866, tl.where(x_negative, 3.1415927410125732, 0.0))
     r = tl.math.fma(base, -2.7827534417466256e-08, base + tl.where(swap != x_negative, p * -1.0, p))
