@@ -168,8 +168,8 @@ class BuildKernel:
                 load = expr("tl.load(p, mask=m)", p=address, m=name(mask))
             if strides and spec.evict_last:
                 load.keywords.append(ast.keyword(arg="eviction_policy", value=ast.Constant("evict_last")))
-            loaded_dtype = compute_dtype(vtype.dtype, spec.opmath)
-            if loaded_dtype != vtype.dtype:  # opmath: half types compute in float32
+            loaded_dtype = compute_dtype(vtype.dtype)
+            if loaded_dtype != vtype.dtype:  # half types compute in float32
                 load = expr("v.to(D)", v=load, D=expr(triton_dtype(loaded_dtype)))
             statements.append(assign(param, load))
         return statements

@@ -110,7 +110,7 @@ class LowerToTriton:
 
     def rep(self, vt: VType) -> torch.dtype:
         """The dtype a value of torch type `vt` has inside the kernel."""
-        return vt.dtype if vt.is_python else compute_dtype(vt.dtype, self.spec.opmath)
+        return vt.dtype if vt.is_python else compute_dtype(vt.dtype)
 
     def cast(self, value: Lowered, dtype: torch.dtype, bare_literal_ok: bool = False) -> ast.expr:
         result = cast_value(value, dtype, bare_literal_ok, self.spec)
@@ -202,7 +202,21 @@ class LowerToTriton:
 
     def result(self, node, ast_node, dtype=None) -> Lowered:
         vt = node.tz_type
-        return Lowered(ast_node, vt, self.rep(vt) if dtype is None else dtype)
+        dtype = self.rep(vt) if dtype is None else dtype
+        if not self.spec.opmath and not vt.is_python and vt.dtype in (torch.float16, torch.bfloat16) \
+                and dtype == torch.float32:
+            # no_opmath: each 16-bit operation rounds to its dtype, as torch's 16-bit arithmetic
+            # does; the value stays float32 (the interpreter has no bfloat16 arithmetic: it read
+            # bfloat16 operands as garbage), which also keeps one result on both devices
+            ast_node = self.round_to(ast_node, vt.dtype)
+        return Lowered(ast_node, vt, dtype)
+
+    def round_to(self, value: ast.expr, dtype: torch.dtype) -> ast.expr:
+        """A float32 value rounded to the nearest `dtype` (a 16-bit float), held in float32."""
+        if dtype == torch.bfloat16 and self.spec.portable_math:
+            # the interpreter truncates float32 -> bfloat16 (see cast_value)
+            return expr("portable_round_to_bfloat16(v).to(tl.float32)", v=value)
+        return expr("v.to(D).to(tl.float32)", v=value, D=expr(triton_dtype(dtype)))
 
     def lower_UnaryOp(self, node):
         operand = self.lower(node.operand)

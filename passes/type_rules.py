@@ -103,9 +103,10 @@ def to_float(vt: VType) -> VType:
     return VType(torch.get_default_dtype(), vt.priority)
 
 
-def compute_dtype(dtype: torch.dtype, opmath: bool) -> torch.dtype:
-    """fp16/bf16 arithmetic runs in float32 and rounds once on store ("opmath")."""
-    if opmath and dtype in (torch.float16, torch.bfloat16):
+def compute_dtype(dtype: torch.dtype) -> torch.dtype:
+    """fp16/bf16 values are float32 inside a kernel: with opmath they round once on store, without
+    it (`promotion="no_opmath"`) after every operation (LowerToTriton.result)."""
+    if dtype in (torch.float16, torch.bfloat16):
         return torch.float32
     return dtype
 

@@ -216,6 +216,28 @@ def test_half_computes_in_float32_and_rounds_once(device):
         _bitwise_equal(fma_like(x, y), once)
 
 
+def test_no_opmath_rounds_every_half_operation(device):
+    """promotion="no_opmath": each 16-bit operation rounds to its dtype, as torch's own 16-bit
+    arithmetic (`x * x * x` on bfloat16 tensors) does, on both devices (the interpreter once read
+    bfloat16 operands as garbage here); with opmath the same function rounds once."""
+    @pointwise(promotion="no_opmath")
+    def per_operation(x, y):
+        return x * x * x + y / (x * 2.5) - math.exp(y)
+
+    @pointwise
+    def once(x, y):
+        return x * x * x + y / (x * 2.5) - math.exp(y)
+
+    generator = torch.Generator().manual_seed(4)
+    for dtype in (torch.float16, torch.bfloat16):
+        x = (torch.randn(4096, generator=generator) * 4).to(dtype).to(device)
+        y = torch.randn(4096, generator=generator).to(dtype).to(device)
+        in_dtype = x * x * x + y / (x * 2.5) - torch.exp(y)
+        _bitwise_equal(per_operation(x, y), in_dtype)
+        assert per_operation(x, y).dtype == dtype
+        assert not torch.equal(once(x, y), in_dtype)  # one rounding differs somewhere
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_products_and_sums_round_separately_as_in_python(device, dtype):
     """No fma contraction: fused into fma(x, y, -p), p - p for p = x * y came out as the
