@@ -103,6 +103,30 @@ def square_kernel(input):
     return input ** 2
 
 
+# torch.pow(tensor, scalar) runs other kernels for these exponents (ATen's PowKernel.cu and
+# PowKernel.cpp): sqrt, rsqrt and reciprocal, and for floating tensors x * x * x and
+# 1 / (x * x) in the tensor's dtype, so 16-bit cubes round twice. Their zeros and infinities
+# follow: pow(-0.0, 0.5) is -0.0 and pow(-inf, 0.5) nan, where pow's own rules give 0.0 and inf.
+@pointwise
+def sqrt_of_base_kernel(input):
+    return math.sqrt(input)
+
+
+@pointwise
+def rsqrt_of_base_kernel(input):
+    return 1 / math.sqrt(input)
+
+
+@pointwise(promotion="no_opmath")
+def cube_kernel(input):
+    return input * input * input
+
+
+@pointwise(promotion="no_opmath")
+def reciprocal_square_kernel(input):
+    return 1 / (input * input)
+
+
 @pointwise
 def neg_kernel(input):
     return -input
@@ -431,11 +455,24 @@ def _pow_kernel(input, exponent):
     if isinstance(input, torch.Tensor) and exponent == 2 and (isinstance(exponent, int) or
                                                               input.dtype.is_floating_point):
         return _square_of_base  # exactly x * x, as ATen
+    if isinstance(input, torch.Tensor) and input.dtype.is_floating_point:
+        return _OF_BASE.get(exponent, pow_kernel)
     return pow_kernel
 
 
 def _square_of_base(input, exponent, out=None):
     return square_kernel(input, out=out)
+
+
+def _of_base(kernel):
+    """pow(input, exponent) for one exponent, as `kernel(input)`."""
+    return lambda input, exponent, out=None: kernel(input, out=out)
+
+
+# ATen's own kernels for these exponents of a floating tensor (see sqrt_of_base_kernel); 0.5 and
+# 0.5 as keys are one (a float equal to an int hashes as it)
+_OF_BASE = {0.5: _of_base(sqrt_of_base_kernel), -0.5: _of_base(rsqrt_of_base_kernel),
+            -1: _of_base(reciprocal_kernel), 3: _of_base(cube_kernel), -2: _of_base(reciprocal_square_kernel)}
 
 
 def pow(input, exponent, *, out=None):

@@ -134,6 +134,8 @@ ARITHMETIC = [
     binary("fmod", b=NZ, same_dtype_ref=True),
     binary("pow", a=T(0.1, 3.0), b=T(-3.0, 3.0)),
     binary("pow_tensor_scalar", "pow", a=T(0.1, 3.0), b=2.5),
+    binary("pow_tensor_cube", "pow", a=T(-3.0, 3.0), b=3),  # ATen's x * x * x (see test_ops_edge)
+    binary("pow_tensor_sqrt", "pow", a=T(0.0, 3.0), b=0.5),  # ATen's sqrt
     binary("pow_square", "pow", b=2),
     Case("pow_scalar_tensor", "pow", (2.0, T(-3.0, 3.0)), inplace=False),
     binary("float_power", a=T(0.1, 3.0), b=T(-2.0, 2.0), inplace=False),  # float_power_ needs float64

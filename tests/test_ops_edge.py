@@ -148,3 +148,36 @@ def test_edge_cases_cover_the_math_cases():
     from test_ops_cases import MATH
     assert {c.fn for c in MATH} - {"fix"} <= set(UNARY)
     assert BY_ID["nextafter"].exact
+
+
+ATEN_POW_KERNELS = {0.5: torch.sqrt, -0.5: torch.rsqrt, -1: torch.reciprocal, 3: lambda x: x * x * x,
+                    -2: lambda x: 1 / (x * x)}
+
+
+@pytest.mark.parametrize("exponent", [0.5, -0.5, -1, -1.0, 3, 3.0, -2, -2.0])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+def test_pow_by_the_exponents_aten_special_cases(exponent, dtype, device):
+    """torch.pow(tensor, scalar) on CUDA runs sqrt, rsqrt, reciprocal, x * x * x and 1 / (x * x)
+    for these exponents (ATen's PowKernel.cu), in the tensor's dtype: pow(-0.0, 0.5) is -0.0 and
+    pow(-inf, 0.5) nan (pow's rules: 0.0 and inf), 16-bit cubes round twice. tritonize does so on
+    both devices (torch's CPU kernel does for some dtypes only). Edge values exactly as those
+    kernels; random values bit for bit in float32, within an ulp in 16 bits (torch's CPU rsqrt
+    and sqrt are not always correctly rounded); on CUDA, against torch.pow itself too."""
+    aten = ATEN_POW_KERNELS[exponent]
+    x = edge_values(dtype, device)
+    assert_same_specials(tops.pow(x, exponent), aten(x), f"pow(x, {exponent!r})")
+    if device == "cuda":
+        assert_same_specials(tops.pow(x, exponent), torch.pow(x, exponent), f"pow(x, {exponent!r})")
+    generator = torch.Generator().manual_seed(5)
+    x = (torch.randn(3000, generator=generator) * 4).to(dtype).to(device)
+    got = tops.pow(x, exponent)
+    if dtype == torch.float32 and exponent not in (0.5, -0.5):
+        assert torch.equal(got.nan_to_num(), aten(x).nan_to_num())
+    else:
+        torch.testing.assert_close(got, aten(x), rtol=torch.finfo(dtype).eps, atol=0, equal_nan=True)
+    out = torch.empty_like(x)
+    tops.pow(x, exponent, out=out)
+    assert torch.equal(out.nan_to_num(), got.nan_to_num())
+    inplace = x.clone()
+    tops.pow_(inplace, exponent)
+    assert torch.equal(inplace.nan_to_num(), got.nan_to_num())
