@@ -161,8 +161,8 @@ def test_pow_by_the_exponents_aten_special_cases(exponent, dtype, device):
     for these exponents (ATen's PowKernel.cu), in the tensor's dtype: pow(-0.0, 0.5) is -0.0 and
     pow(-inf, 0.5) nan (pow's rules: 0.0 and inf), 16-bit cubes round twice. tritonize does so on
     both devices (torch's CPU kernel does for some dtypes only). Edge values exactly as those
-    kernels; random values bit for bit in float32, within an ulp in 16 bits (torch's CPU rsqrt
-    and sqrt are not always correctly rounded); on CUDA, against torch.pow itself too."""
+    kernels; random values bit for bit in float32, else within 2 ulp (torch's CPU sqrt and its
+    rsqrt are not always correctly rounded); on CUDA, against torch.pow itself too."""
     aten = ATEN_POW_KERNELS[exponent]
     x = edge_values(dtype, device)
     assert_same_specials(tops.pow(x, exponent), aten(x), f"pow(x, {exponent!r})")
@@ -173,8 +173,8 @@ def test_pow_by_the_exponents_aten_special_cases(exponent, dtype, device):
     got = tops.pow(x, exponent)
     if dtype == torch.float32 and exponent not in (0.5, -0.5):
         assert torch.equal(got.nan_to_num(), aten(x).nan_to_num())
-    else:
-        torch.testing.assert_close(got, aten(x), rtol=torch.finfo(dtype).eps, atol=0, equal_nan=True)
+    else:  # CUDA's rsqrtf is within 2 ulp, tritonize's rsqrt 1 / sqrt(x)
+        torch.testing.assert_close(got, aten(x), rtol=2 * torch.finfo(dtype).eps, atol=0, equal_nan=True)
     out = torch.empty_like(x)
     tops.pow(x, exponent, out=out)
     assert torch.equal(out.nan_to_num(), got.nan_to_num())
