@@ -148,30 +148,3 @@ def f32_atan2(y, x):
     r = tl.math.fma(base, -2.7827534417466256e-08, base + tl.where(swap != x_negative, p * -1.0, p))
     r = tl.where(y.to(tl.int32, bitcast=True) < 0, r * -1.0, r)
     return tl.where((x == x) & (y == y), r, x + y)
-
-
-# f32_sinh_from_exp / f32_cosh_from_exp: the math table passes e = libdevice.exp(|x| - c), c =
-# 0.693145751953125 (ln 2 to 16 bits: |x| - c is exact for every float32 |x| >= c), so
-# P = e^|x| / 2 = e e^(c - ln 2) = e - e 1.4286058e-06 is one fma and libdevice's expf (2 ulp,
-# compiled tightly by Triton 3.6, where its sinhf and coshf are not) is the only approximation.
-# sinh: |x| < 2 an odd polynomial of degree 4 (fit_float32.py), else P - 1/(4P), the subtracted
-# term under 2% of the result; cosh: P + 1/(4P). e overflows where sinh and cosh do (|x| >
-# 89.416): P is e there (the fma would make inf - inf). nan stays nan; sinh(-0.0) = -0.0.
-def f32_sinh_from_exp(x, e):
-    """sinh in float32 from e = exp(|x| - 0.693145751953125): an odd polynomial below |x| = 2, P - 1/(4P) above, P = e^|x| / 2."""
-    s = x * x
-    p = tl.math.fma(2.6966521460281e-08, s, 2.7474857233755756e-06)
-    p = tl.math.fma(p, s, 0.00019842860638163984)
-    p = tl.math.fma(p, s, 0.008333319798111916)
-    p = tl.math.fma(p, s, 0.1666666716337204)
-    near = tl.math.fma(p * s, x, x)
-    half = tl.where(e == float("inf"), e, tl.math.fma(e, -1.4286057998802448e-06, e))
-    far = half - 0.25 / half
-    far = tl.where(x < 0.0, far * -1.0, far)
-    return tl.where(tl.abs(x) < 2.0, near, far)
-
-
-def f32_cosh_from_exp(x, e):
-    """cosh in float32 from e = exp(|x| - 0.693145751953125): P + 1/(4P), P = e^|x| / 2."""
-    half = tl.where(e == float("inf"), e, tl.math.fma(e, -1.4286057998802448e-06, e))
-    return half + 0.25 / half

@@ -79,16 +79,6 @@ def f32_atan(request, tmp_path_factory):
 
 
 @pytest.fixture(scope="module", params=DEVICES)
-def f32_sinh_from_exp(request, tmp_path_factory):
-    return elementwise("f32_sinh_from_exp", request.param, tmp_path_factory, arity=2)
-
-
-@pytest.fixture(scope="module", params=DEVICES)
-def f32_cosh_from_exp(request, tmp_path_factory):
-    return elementwise("f32_cosh_from_exp", request.param, tmp_path_factory, arity=2)
-
-
-@pytest.fixture(scope="module", params=DEVICES)
 def f32_atan2(request, tmp_path_factory):
     return elementwise("f32_atan2", request.param, tmp_path_factory, arity=2)
 
@@ -223,53 +213,6 @@ def test_f32_atan2_special_values_are_torchs(f32_atan2):
     assert torch.equal(got[exact], want[exact])
 
 
-LN2_HIGH = 0.693145751953125  # the math table's c: exp(|x| - c) is what it hands the composites
-
-
-def hyperbolic_inputs():
-    """Both sides of |x| = 2 (where sinh's polynomial hands over), up to and past float32's
-    overflow at 89.4, tiny values, and every float32 in [1.99, 2.01]."""
-    near_two = torch.arange(int(torch.tensor(1.99).view(torch.int32)), int(torch.tensor(2.01).view(torch.int32)))
-    x = torch.cat([torch.linspace(0, 95, 400_001), torch.linspace(0, 4, 100_001), torch.logspace(-38, 0, 4001),
-                   near_two.to(torch.int32).view(torch.float32)])
-    return torch.cat([x, -x])
-
-
-def exp_handed(x):
-    """exp(|x| - c), correctly rounded to float32 (libdevice's expf on the GPU is within 2 ulp)."""
-    return torch.exp(x.abs().double() - LN2_HIGH).float()
-
-
-@pytest.mark.parametrize("name", ["sinh", "cosh"])
-def test_f32_sinh_and_cosh_from_exp_are_within_two_ulp(name, f32_sinh_from_exp, f32_cosh_from_exp):
-    """With a correctly rounded exp, within 2 ulp of float64 where the result is finite (1.73 at
-    x = 2.09, where sinh is just below 4: exp's rounding, P's and the difference's), overflow to
-    inf where float32's does. On the GPU libdevice's expf (2 ulp) takes its place."""
-    assert LN2_HIGH == torch.tensor(LN2_HIGH).item()  # a float32: |x| - c is exact
-    x = hyperbolic_inputs()
-    composite = f32_sinh_from_exp if name == "sinh" else f32_cosh_from_exp
-    got, exact = composite(x, exp_handed(x)), getattr(torch, name)(x.double())
-    finite = exact.float().isfinite()
-    error = ulps(got[finite], exact[finite])
-    worst = int(error.argmax())
-    assert error.max() <= 2.0, f"{error.max():.2f} ulp at x = {x[finite][worst].item()!r}"
-    assert error.mean() < 0.5
-    assert torch.equal(got[~finite], exact[~finite].float())
-
-
-def test_f32_sinh_and_cosh_from_exp_special_values(f32_sinh_from_exp, f32_cosh_from_exp):
-    x = torch.tensor([0.0, -0.0, math.inf, -math.inf, math.nan, 89.41, 89.42, -89.42, 1e-40, -1e-40])
-    e = exp_handed(x)
-    sinh, cosh = f32_sinh_from_exp(x, e), f32_cosh_from_exp(x, e)
-    assert torch.equal(sinh[:4], x[:4]) and torch.equal(sinh.signbit()[:4], x.signbit()[:4])  # sinh(-0.0) = -0.0
-    assert torch.equal(cosh[:4], torch.tensor([1.0, 1.0, math.inf, math.inf]))
-    assert sinh[4].isnan() and cosh[4].isnan()
-    assert sinh[5].isfinite() and cosh[5].isfinite()  # sinh(89.41) = 3.1e38 is a float32
-    assert torch.equal(sinh[6:8], torch.tensor([math.inf, -math.inf])) and cosh[6:8].isinf().all()
-    assert torch.equal(sinh[8:], x[8:])  # subnormals come back as they went in
-    assert torch.equal(cosh[8:], torch.ones(2))
-
-
 @pytest.mark.parametrize("name", sorted(HELPERS))
 def test_helpers_follow_the_generator_rules(name):
     assert_follows_generator_rules(HELPERS[name], set(HELPERS),
@@ -278,7 +221,7 @@ def test_helpers_follow_the_generator_rules(name):
 
 def test_math_table_float32_templates_name_helpers_of_float32_math():
     templates = {fname: entry.float32 for fname, entry in MATH_TABLE.items() if entry.float32}
-    assert {"erf", "digamma", "atan", "atan2", "sinh", "cosh"} <= set(templates)
+    assert {"erf", "digamma", "atan", "atan2"} <= set(templates)
     for fname, template in templates.items():
         called = ast.parse(template, mode="eval").body.func.id
         assert called in HELPERS and is_helper(called), fname
