@@ -15,7 +15,7 @@ import torch
 from torch._subclasses.fake_tensor import is_fake
 
 from tritonize import approximations, cache, call, display, log, torch_ops
-from tritonize.launch import direct_launcher, three_dims
+from tritonize.launch import direct_launcher, extern_libs, three_dims
 from tritonize.errors import ArgumentCountError, CallError, OutArgumentError, UnsupportedSyntax
 from tritonize.passes import (ParamSpec, Specialization, derive_backward, generate_module, infer_output_types,
                               run_frontend)
@@ -546,7 +546,7 @@ class LaunchRecipe:
         if _several_gpus() and self.device.index != torch.cuda.current_device():
             with torch.cuda.device(self.device):
                 self.launch(*tensors, *outputs, *scalars, *self.strides, self.sizes, self.numel, self.grid,
-                            *self.blocks, self.warps)
+                            *self.blocks, self.warps, extern_libs=extern_libs())
             return
         if self.fast is not None:
             try:  # a launcher that refuses its arguments raises before launching
@@ -567,7 +567,7 @@ class LaunchRecipe:
                     self.call = self.steady_call(tensors)
                 return
         compiled = self.launch(*tensors, *outputs, *scalars, *self.strides, self.sizes, self.numel, self.grid,
-                               *self.blocks, self.warps)
+                               *self.blocks, self.warps, extern_libs=extern_libs())
         # outputs the caller gave may be misaligned; a recipe is memoized for fresh ones only
         if self.fast is None and FAST_LAUNCH and all(o.data_ptr() % 16 == 0 for o in outputs):
             self.arm(compiled)

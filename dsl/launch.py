@@ -13,7 +13,12 @@ forces that last one).
 """
 from __future__ import annotations
 
+import functools
+import glob
 import inspect
+import json
+import os
+import re
 
 import torch
 
@@ -140,3 +145,59 @@ def direct_launcher(compiled, grid: tuple, device: torch.device, knobs=None, cur
             runner(*pointers, out.data_ptr(), *tail)
         return out
     return call
+
+
+# Triton 3.6 links an older libdevice than the CUDA 13.0 toolkit's, and compiles several of its
+# functions to more code: on an H200, bfloat16 atan at 2^24 elements took 28.1 us with Triton's
+# and 22.5 with the toolkit's (eager: 22.7), sinh 29.5 and 25.8, asinh 34.8 and 30.9, pow 68.3
+# and 54.1, the same results but for pow's last bit on 83 of 2^24 inputs
+# (benchmarks/results/experiment_libdevice_h200.txt). The toolkit of torch's own CUDA version is
+# the math library eager's kernels were compiled with.
+def toolkit_libdevice(environ=os.environ, cuda_version: str | None = None, roots=None) -> str | None:
+    """The libdevice that CUDA kernels link: TRITONIZE_LIBDEVICE's path if set ("triton": Triton's
+    own); else, unless Triton's TRITON_LIBDEVICE_PATH chooses one, that of an installed CUDA
+    toolkit of torch's CUDA major version and at least its minor one (CUDA_HOME, CUDA_PATH,
+    /usr/local/cuda*; the newest wins); else None, Triton's own."""
+    chosen = environ.get("TRITONIZE_LIBDEVICE")
+    if chosen:
+        if chosen == "triton":
+            return None
+        if not os.path.isfile(chosen):
+            raise FileNotFoundError(f"TRITONIZE_LIBDEVICE={chosen!r}: no such file (a libdevice.10.bc, "
+                                    "or 'triton' for Triton's own)")
+        return chosen
+    if environ.get("TRITON_LIBDEVICE_PATH"):
+        return None
+    wanted = _version(cuda_version if cuda_version is not None else torch.version.cuda)
+    if wanted is None:
+        return None
+    if roots is None:
+        roots = [environ.get("CUDA_HOME"), environ.get("CUDA_PATH"), "/usr/local/cuda", *glob.glob("/usr/local/cuda-*")]
+    found = []
+    for root in filter(None, roots):
+        path = os.path.join(root, "nvvm", "libdevice", "libdevice.10.bc")
+        version = _toolkit_version(root)
+        if os.path.isfile(path) and version and version[0] == wanted[0] and version[1] >= wanted[1]:
+            found.append((version, os.path.realpath(path)))
+    return max(found)[1] if found else None
+
+
+def _version(text: str | None) -> tuple | None:
+    match = re.match(r"(\d+)\.(\d+)", text or "")
+    return (int(match[1]), int(match[2])) if match else None
+
+
+def _toolkit_version(root: str) -> tuple | None:
+    """A toolkit's CUDA version: its version.json, else the directory's name (cuda-13.0)."""
+    try:
+        with open(os.path.join(root, "version.json")) as handle:
+            return _version(json.load(handle)["cuda"]["version"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return _version(re.sub(r"^cuda-", "", os.path.basename(os.path.realpath(root))))
+
+
+@functools.cache
+def extern_libs() -> dict | None:
+    """Triton's `extern_libs` launch option for tritonize's CUDA kernels (toolkit_libdevice), once a process."""
+    path = toolkit_libdevice()
+    return {"libdevice": path} if path else None

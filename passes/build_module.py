@@ -113,8 +113,13 @@ class BuildModule:
             launch.keywords.append(ast.keyword(arg="enable_fp_fusion", value=ast.Constant(False)))
             if self.spec.dependent_launch:  # the kernel's gdc_wait makes starting early safe
                 launch.keywords.append(ast.keyword(arg="launch_pdl", value=ast.Constant(True)))
+            # the runtime passes the libdevice to link where it chose one (dsl/launch.py: a CUDA
+            # toolkit's, of torch's CUDA version); None is Triton's own
+            launch.keywords.append(ast.keyword(arg="extern_libs", value=name("extern_libs")))
+        keyword_only = [ast.arg(arg="extern_libs")] if cuda else []
         return ast.FunctionDef(
             name="launch",
             args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params], vararg=None,
-                               kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+                               kwonlyargs=keyword_only, kw_defaults=[ast.Constant(None)] * len(keyword_only),
+                               kwarg=None, defaults=[]),
             body=[ast.Return(launch)], decorator_list=[], returns=None, type_params=[], lineno=1, col_offset=0)

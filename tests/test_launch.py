@@ -3,11 +3,14 @@ it knows: it must call the C entry point with the argument order of that Triton 
 hand launches to Triton's own runner while a profiling hook is registered, and refuse a
 launcher it does not know (the caller then keeps Triton's runner). On a GPU, every
 memoized CUDA call in the suite goes through it."""
+import os
+
 import pytest
 import torch
+import triton
 
 import tritonize
-from tritonize.launch import direct_launcher, launcher_layout
+from tritonize.launch import direct_launcher, extern_libs, launcher_layout, toolkit_libdevice
 
 
 class HookChain:
@@ -599,3 +602,61 @@ def test_dependent_launches_see_the_writes_of_the_kernels_before_them(monkeypatc
     for _ in range(8):
         reference = reference * 0.5 + b
     assert torch.equal(chained, reference)
+
+
+# -- which libdevice CUDA kernels link (launch.toolkit_libdevice) -------------------------------
+
+def toolkit(root, version, by="json"):
+    """A stand-in CUDA toolkit under `root` with its libdevice, its version in version.json or
+    only in the directory's name."""
+    library = root / "nvvm" / "libdevice"
+    library.mkdir(parents=True)
+    (library / "libdevice.10.bc").write_bytes(b"BC")
+    if by == "json":
+        (root / "version.json").write_text('{"cuda": {"name": "CUDA SDK", "version": "%s"}}' % version)
+    return str(library / "libdevice.10.bc")
+
+
+def test_a_toolkit_of_torchs_cuda_version_is_chosen_the_newest_first(tmp_path):
+    older = toolkit(tmp_path / "a", "13.0.48")
+    newer = toolkit(tmp_path / "cuda-13.2", None, by="name")
+    roots = [str(tmp_path / "a"), str(tmp_path / "cuda-13.2")]
+    assert toolkit_libdevice({}, "13.0", roots) == newer
+    assert toolkit_libdevice({}, "13.0", roots[:1]) == older
+
+
+def test_other_major_versions_older_toolkits_and_none_leave_tritons(tmp_path):
+    roots = [str(tmp_path / "a"), str(tmp_path / "b")]
+    toolkit(tmp_path / "a", "12.9.86")
+    toolkit(tmp_path / "b", "13.0.48")
+    assert toolkit_libdevice({}, "13.1", roots) is None  # 13.0 is older than torch's 13.1
+    assert toolkit_libdevice({}, "11.8", roots) is None
+    assert toolkit_libdevice({}, None, roots) is None  # a CPU build of torch
+    assert toolkit_libdevice({}, "12.8", roots).startswith(str(tmp_path / "a"))
+    assert toolkit_libdevice({}, "13.0", [str(tmp_path / "missing")]) is None
+
+
+def test_the_environment_chooses_first(tmp_path):
+    chosen = toolkit(tmp_path / "mine", "13.0.0")
+    found = [str(tmp_path / "mine")]
+    assert toolkit_libdevice({"TRITONIZE_LIBDEVICE": chosen}, None, []) == chosen
+    assert toolkit_libdevice({"TRITONIZE_LIBDEVICE": "triton"}, "13.0", found) is None
+    assert toolkit_libdevice({"TRITON_LIBDEVICE_PATH": chosen}, "13.0", found) is None  # Triton's own knob
+    with pytest.raises(FileNotFoundError, match="TRITONIZE_LIBDEVICE"):
+        toolkit_libdevice({"TRITONIZE_LIBDEVICE": str(tmp_path / "nothing.bc")}, None, [])
+
+
+@needs_cuda
+def test_cuda_kernels_link_the_chosen_libdevice():
+    """A CUDA op's kernel is compiled with the libdevice extern_libs() chose (Triton's own where
+    it chose none)."""
+    from tritonize.ops.math_ops import sinh_kernel
+    x = torch.randn(1024, device="cuda")
+    torch.testing.assert_close(sinh_kernel(x), torch.sinh(x))
+    compiled = [r.compiled for r in sinh_kernel._recipes.values() if getattr(r, "compiled", None) is not None]
+    assert compiled, "the call was memoized with its compiled kernel"
+    linked = dict(compiled[-1].metadata.extern_libs)["libdevice"]
+    chosen = extern_libs()
+    expected = chosen["libdevice"] if chosen else os.path.join(
+        os.path.dirname(triton.__file__), "backends", "nvidia", "lib", "libdevice.10.bc")
+    assert os.path.realpath(linked) == os.path.realpath(expected)

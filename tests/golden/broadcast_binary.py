@@ -29,8 +29,8 @@ def broadcast_binary_kernel(a_ptr, b_ptr, out0_ptr, a_stride0, a_stride1, b_stri
         tl.store(out0_ptr + tid, a * b + 1.0, mask=mask)
 
 
-def launch(a, b, out0, a_strides, b_strides, out0_strides, sizes, num_tasks, grid, BLOCK, num_warps
-    ):
+def launch(a, b, out0, a_strides, b_strides, out0_strides, sizes, num_tasks, grid, BLOCK,
+    num_warps, *, extern_libs=None):
     return broadcast_binary_kernel[grid](a, b, out0, *a_strides, *b_strides, *out0_strides, *
         sizes[1:], num_tasks, BLOCK=BLOCK, num_warps=num_warps, enable_reflect_ftz=False,
-        enable_fp_fusion=False)
+        enable_fp_fusion=False, extern_libs=extern_libs)

@@ -25,7 +25,7 @@ def helper_kernel(x_ptr, y_ptr, out0_ptr, x_stride0, x_stride1, y_stride0, y_str
 
 
 def launch(x, y, out0, x_strides, y_strides, out0_strides, sizes, num_tasks, grid, BLOCK0,
-    BLOCK1, num_warps):
+    BLOCK1, num_warps, *, extern_libs=None):
     return helper_kernel[grid](x, y, out0, *x_strides, *y_strides, *out0_strides, *sizes,
         num_tasks, BLOCK0=BLOCK0, BLOCK1=BLOCK1, num_warps=num_warps, enable_reflect_ftz=False,
-        enable_fp_fusion=False)
+        enable_fp_fusion=False, extern_libs=extern_libs)

@@ -34,7 +34,7 @@ def if_else_kernel(x_ptr, out0_ptr, beta_arg: tl.float64, threshold_arg: tl.floa
 
 
 def launch(x, out0, beta_arg, threshold_arg, x_strides, out0_strides, sizes, num_tasks, grid,
-    BLOCK, num_warps):
+    BLOCK, num_warps, *, extern_libs=None):
     return if_else_kernel[grid](x, out0, beta_arg, threshold_arg, *x_strides, *out0_strides,
         num_tasks, BLOCK=BLOCK, num_warps=num_warps, enable_reflect_ftz=False, enable_fp_fusion=
-        False)
+        False, extern_libs=extern_libs)

@@ -41,7 +41,7 @@ def two_outputs_kernel(a_ptr, out0_ptr, out1_ptr, b_arg: tl.int64, a_stride0, ou
 
 
 def launch(a, out0, out1, b_arg, a_strides, out0_strides, out1_strides, sizes, num_tasks, grid,
-    BLOCK, num_warps):
+    BLOCK, num_warps, *, extern_libs=None):
     return two_outputs_kernel[grid](a, out0, out1, b_arg, *a_strides, *out0_strides, *
         out1_strides, num_tasks, BLOCK=BLOCK, num_warps=num_warps, enable_reflect_ftz=False,
-        enable_fp_fusion=False)
+        enable_fp_fusion=False, extern_libs=extern_libs)

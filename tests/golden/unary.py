@@ -46,6 +46,8 @@ def unary_kernel(x_ptr, out0_ptr, x_stride0, out0_stride0, num_tasks, BLOCK: tl.
             mask=mask)
 
 
-def launch(x, out0, x_strides, out0_strides, sizes, num_tasks, grid, BLOCK, num_warps):
+def launch(x, out0, x_strides, out0_strides, sizes, num_tasks, grid, BLOCK, num_warps, *,
+    extern_libs=None):
     return unary_kernel[grid](x, out0, *x_strides, *out0_strides, num_tasks, BLOCK=BLOCK,
-        num_warps=num_warps, enable_reflect_ftz=False, enable_fp_fusion=False)
+        num_warps=num_warps, enable_reflect_ftz=False, enable_fp_fusion=False, extern_libs=
+        extern_libs)
