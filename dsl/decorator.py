@@ -334,7 +334,7 @@ class PointwiseFunction:
             broadcast_dims=call.broadcast_dims(inputs), unmasked=call.unmasked(tuple(sizes), tile, blocks),
             flat_indexed=call.flat_indexed(sizes, merged, tile),
             two_dimensional_grid=call.two_dimensional_grid(tuple(sizes), tile, blocks),
-            dependent_launch=dependent)
+            dependent_launch=dependent, toolkit_libdevice=device.type == "cuda" and extern_libs() is not None)
         if approximate is None and approximations.checkable(spec):
             approximate = self._approximate(spec, device)
         if approximate:

@@ -153,11 +153,12 @@ def direct_launcher(compiled, grid: tuple, device: torch.device, knobs=None, cur
 # and 54.1, the same results but for pow's last bit on 83 of 2^24 inputs
 # (benchmarks/results/experiment_libdevice_h200.txt). The toolkit of torch's own CUDA version is
 # the math library eager's kernels were compiled with.
-def toolkit_libdevice(environ=os.environ, cuda_version: str | None = None, roots=None) -> str | None:
+def toolkit_libdevice(environ=os.environ, cuda_version: str | None = "torch", roots=None) -> str | None:
     """The libdevice that CUDA kernels link: TRITONIZE_LIBDEVICE's path if set ("triton": Triton's
     own); else, unless Triton's TRITON_LIBDEVICE_PATH chooses one, that of an installed CUDA
     toolkit of torch's CUDA major version and at least its minor one (CUDA_HOME, CUDA_PATH,
-    /usr/local/cuda*; the newest wins); else None, Triton's own."""
+    /usr/local/cuda*; the newest wins); else None, Triton's own. `cuda_version` stands in for
+    torch.version.cuda (None: a CPU build), `roots` for the toolkits found."""
     chosen = environ.get("TRITONIZE_LIBDEVICE")
     if chosen:
         if chosen == "triton":
@@ -168,7 +169,7 @@ def toolkit_libdevice(environ=os.environ, cuda_version: str | None = None, roots
         return chosen
     if environ.get("TRITON_LIBDEVICE_PATH"):
         return None
-    wanted = _version(cuda_version if cuda_version is not None else torch.version.cuda)
+    wanted = _version(torch.version.cuda if cuda_version == "torch" else cuda_version)
     if wanted is None:
         return None
     if roots is None:

@@ -96,6 +96,12 @@ MATH_TABLE: dict[str, MathFn] = {
     "ldexp": _f(2, "libdevice.ldexp(a, b)", "portable_ldexp(a, b)", kind="ldexp"),
 }
 
+# Rows whose float32 composite only beats the libdevice Triton 3.6 bundles: with a CUDA toolkit's
+# (Specialization.toolkit_libdevice) libdevice's own atanf and atan2f run as fast or faster and
+# give eager's results bit for bit (benchmarks/results/experiment_libdevice_h200.txt); erf's and
+# digamma's composites stay (faster than either libdevice; libdevice has no digamma).
+OLD_LIBDEVICE_ONLY = {"atan", "atan2"}
+
 MATH_CONSTANTS = {
     "pi": 3.141592653589793,
     "e": 2.718281828459045,

@@ -113,7 +113,8 @@ def test_approximable_names_what_the_kernel_computes_in_float32_on_cuda():
 def test_one_verdict_serves_every_rank_and_layout():
     """The check's specialization (its memo key and verdict file) keeps only the element math:
     a rank-2 call's tile, grid, masks, flat-indexed operands, dependent launch and approximations
-    all map to the rank-1 exact one; dtypes, opmath and out= result dtypes still tell kernels apart."""
+    all map to the rank-1 exact one; dtypes, opmath, out= result dtypes and the libdevice linked
+    still tell kernels apart."""
     plain = spec_of(torch.bfloat16, torch.bfloat16)
     laid_out = dataclasses.replace(
         plain, rank=2, index_dtype=torch.int64, tile=(0, 1, (True, False, True)), approximate=("exp",),
@@ -121,7 +122,8 @@ def test_one_verdict_serves_every_rank_and_layout():
         flat_indexed=(True, False, True), two_dimensional_grid=True)
     assert approximations.exact_rank1(laid_out) == approximations.exact_rank1(plain) == plain
     for other in (spec_of(torch.bfloat16, torch.float16), dataclasses.replace(plain, opmath=False),
-                  dataclasses.replace(plain, result_dtypes=(torch.float16,))):
+                  dataclasses.replace(plain, result_dtypes=(torch.float16,)),
+                  dataclasses.replace(plain, toolkit_libdevice=True)):
         assert approximations.exact_rank1(other) != approximations.exact_rank1(plain)
 
 
@@ -362,3 +364,21 @@ def test_an_out_of_another_dtype_is_checked_with_that_dtype():
     assert spec.result_dtypes == (torch.bfloat16,) and spec.out_dtypes == (torch.float32,)
     assert approximations.same_bits(out, sigmoid.run_on([x], (torch.float32,), ())[0])
     assert approximations.same_bits(out, sigmoid(x).float())
+
+
+def test_a_toolkits_libdevice_keeps_libdevices_atan_and_the_erf_composite():
+    """With a CUDA toolkit's libdevice the atan and atan2 composites give way to libdevice's own
+    (as fast, and eager's results bit for bit); erf keeps its faster composite; Triton's own
+    libdevice keeps all three composites."""
+    @tritonize.pointwise
+    def angles(p0, p1):  # spec_of names the parameters
+        return math.atan(p0) + math.atan2(p0, p1) + math.erf(p1)
+
+    spec = spec_of(torch.float32, torch.float32)
+    for toolkit in (False, True):
+        source = generate_module(angles._ctx, dataclasses.replace(spec, toolkit_libdevice=toolkit), "test")
+        calls = called(source)
+        assert ("libdevice.atan" in calls) == toolkit and ("f32_atan" in calls) != toolkit
+        assert ("libdevice.atan2" in calls) == toolkit and ("f32_atan2" in calls) != toolkit
+        assert "f32_erf" in calls and "libdevice.erf" not in calls
+        assert ("a CUDA toolkit's libdevice" in source) == toolkit
