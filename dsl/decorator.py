@@ -20,7 +20,7 @@ from tritonize.errors import ArgumentCountError, CallError, OutArgumentError, Un
 from tritonize.passes import (ParamSpec, Specialization, derive_backward, generate_module, infer_output_types,
                               run_frontend)
 from tritonize.passes.ast_tools import names_read
-from tritonize.passes.math_table import costly_calls
+from tritonize.passes.math_table import costly_calls, prefers_toolkit_libdevice
 from tritonize.passes.type_rules import PYTHON, SHORT_NAMES
 from tritonize.promotion import normalize, output_dtype
 from tritonize.view import StridedView
@@ -58,6 +58,7 @@ class PointwiseFunction:
     def _setup(self, ctx, promotion, signature):
         self._ctx = ctx
         self._costly_calls = costly_calls(ctx.tree)  # chooses launch shapes (call.launch_shape)
+        self._toolkit_libdevice = prefers_toolkit_libdevice(ctx.tree)  # see Specialization.toolkit_libdevice
         # the parameters the function reads: a tensor it never reads is not loaded (fill's input),
         # so its bytes do not count in call.moved_bytes
         self._read_params = frozenset(names_read(*ctx.tree.body) & set(ctx.params))
@@ -334,7 +335,8 @@ class PointwiseFunction:
             broadcast_dims=call.broadcast_dims(inputs), unmasked=call.unmasked(tuple(sizes), tile, blocks),
             flat_indexed=call.flat_indexed(sizes, merged, tile),
             two_dimensional_grid=call.two_dimensional_grid(tuple(sizes), tile, blocks),
-            dependent_launch=dependent, toolkit_libdevice=device.type == "cuda" and extern_libs() is not None)
+            dependent_launch=dependent,
+            toolkit_libdevice=device.type == "cuda" and self._toolkit_libdevice and extern_libs() is not None)
         if approximate is None and approximations.checkable(spec):
             approximate = self._approximate(spec, device)
         if approximate:
@@ -450,6 +452,7 @@ class PointwiseFunction:
             out_dtypes=spec.out_dtypes, single=self.num_outputs == 1,
             scalar_types=tuple(self._ctx.scalar_annotations.get(p.name) for p in spec.params if not p.is_tensor),
             scalar_labels=tuple(p.name for p in spec.params if not p.is_tensor),
+            extern_libs=extern_libs() if spec.toolkit_libdevice else None,
         )
         outputs = [o.tensor for o in plan.outputs]
         recipe.run([_kernel_operand(plan.kernel_values[p]) for p in self._params], outputs)
@@ -546,7 +549,7 @@ class LaunchRecipe:
         if _several_gpus() and self.device.index != torch.cuda.current_device():
             with torch.cuda.device(self.device):
                 self.launch(*tensors, *outputs, *scalars, *self.strides, self.sizes, self.numel, self.grid,
-                            *self.blocks, self.warps, extern_libs=extern_libs())
+                            *self.blocks, self.warps, extern_libs=self.extern_libs)
             return
         if self.fast is not None:
             try:  # a launcher that refuses its arguments raises before launching
@@ -567,7 +570,7 @@ class LaunchRecipe:
                     self.call = self.steady_call(tensors)
                 return
         compiled = self.launch(*tensors, *outputs, *scalars, *self.strides, self.sizes, self.numel, self.grid,
-                               *self.blocks, self.warps, extern_libs=extern_libs())
+                               *self.blocks, self.warps, extern_libs=self.extern_libs)
         # outputs the caller gave may be misaligned; a recipe is memoized for fresh ones only
         if self.fast is None and FAST_LAUNCH and all(o.data_ptr() % 16 == 0 for o in outputs):
             self.arm(compiled)

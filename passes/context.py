@@ -91,7 +91,8 @@ class Specialization:
     # before p) program_id(1), with no division by the number of columns; else one program id,
     # split (call.two_dimensional_grid: all tiles whose rows fit the grid's second dimension)
     two_dimensional_grid: bool = False
-    # CUDA kernels link a CUDA toolkit's libdevice (dsl/launch.toolkit_libdevice), not Triton's:
+    # the CUDA kernel links a CUDA toolkit's libdevice (dsl/launch.toolkit_libdevice), not Triton's:
+    # where there is one and the function is faster with it (math_table.prefers_toolkit_libdevice);
     # math_table.OLD_LIBDEVICE_ONLY's composites then give way to libdevice's own functions
     toolkit_libdevice: bool = False
 

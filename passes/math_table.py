@@ -96,6 +96,25 @@ MATH_TABLE: dict[str, MathFn] = {
     "ldexp": _f(2, "libdevice.ldexp(a, b)", "portable_ldexp(a, b)", kind="ldexp"),
 }
 
+# A kernel links a CUDA toolkit's libdevice (where there is one) only where that is faster for it:
+# it calls a row of TOOLKIT_FASTER and none of TOOLKIT_SLOWER (`**` is pow but by CHEAP_EXPONENTS). On
+# an H200, bfloat16 at 2^24, the toolkit's (CUDA 13.0) against Triton 3.6's: sinh 25.4 against
+# 29.2 us, asinh 30.1/34.6, pow 54.1/68.9, tanh 21.9/22.5, cosh 20.9/21.7, atan 22.2/28.1, atan2
+# 36.6/41.1; acos 26.1/21.7, asin 25.8/22.0, fmod (remainder) 31.1/27.3, ldexp 40.0/38.2; the
+# rest within noise (results/experiment_libdevice_h200.txt, experiment_op_library_h200.txt).
+TOOLKIT_FASTER = {"sinh", "cosh", "tanh", "asinh", "pow", "atan", "atan2"}
+TOOLKIT_SLOWER = {"acos", "asin", "fmod", "ldexp"}
+
+
+def prefers_toolkit_libdevice(tree: ast.AST) -> bool:
+    """Does this (inlined) function run faster linked with a CUDA toolkit's libdevice?"""
+    called = {math_name(node) for node in ast.walk(tree) if is_math_call(node)}
+    if any(isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) and _literal(node.right) not in CHEAP_EXPONENTS
+           for node in ast.walk(tree)):
+        called.add("pow")
+    return bool(called & TOOLKIT_FASTER) and not called & TOOLKIT_SLOWER
+
+
 # Rows whose float32 composite only beats the libdevice Triton 3.6 bundles: with a CUDA toolkit's
 # (Specialization.toolkit_libdevice) libdevice's own atanf and atan2f run as fast or faster and
 # give eager's results bit for bit (benchmarks/results/experiment_libdevice_h200.txt); erf's and

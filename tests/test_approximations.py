@@ -382,3 +382,19 @@ def test_a_toolkits_libdevice_keeps_libdevices_atan_and_the_erf_composite():
         assert ("libdevice.atan2" in calls) == toolkit and ("f32_atan2" in calls) != toolkit
         assert "f32_erf" in calls and "libdevice.erf" not in calls
         assert ("a CUDA toolkit's libdevice" in source) == toolkit
+
+
+def test_kernels_link_a_toolkits_libdevice_only_where_it_is_faster_for_them():
+    """math_table.prefers_toolkit_libdevice: a call of a row the toolkit's libdevice runs faster
+    (sinh, pow, `**` but by 2, 0.5, ...) and none it runs slower (acos, fmod, ...)."""
+    from tritonize.passes.math_table import prefers_toolkit_libdevice
+
+    def tree(source):
+        return ast.parse(source)
+
+    assert prefers_toolkit_libdevice(tree("math.sinh(x) + math.exp(x)"))
+    assert prefers_toolkit_libdevice(tree("x ** y"))
+    assert prefers_toolkit_libdevice(tree("x ** 2.5"))
+    assert not prefers_toolkit_libdevice(tree("x ** 2 + x ** 0.5 + math.exp(x)"))
+    assert not prefers_toolkit_libdevice(tree("math.sinh(x) + math.acos(x)"))
+    assert not prefers_toolkit_libdevice(tree("math.fmod(x, y)"))
