@@ -10,6 +10,7 @@ promotion would differ (three or more operands, or a dtype fixed by one argument
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import torch
@@ -107,16 +108,6 @@ def square_kernel(input):
 # PowKernel.cpp): sqrt, rsqrt and reciprocal, and for floating tensors x * x * x and
 # 1 / (x * x) in the tensor's dtype, so 16-bit cubes round twice. Their zeros and infinities
 # follow: pow(-0.0, 0.5) is -0.0 and pow(-inf, 0.5) nan, where pow's own rules give 0.0 and inf.
-@pointwise
-def sqrt_of_base_kernel(input):
-    return math.sqrt(input)
-
-
-@pointwise
-def rsqrt_of_base_kernel(input):
-    return 1 / math.sqrt(input)
-
-
 @pointwise(promotion="no_opmath")
 def cube_kernel(input):
     return input * input * input
@@ -456,7 +447,7 @@ def _pow_kernel(input, exponent):
                                                               input.dtype.is_floating_point):
         return _square_of_base  # exactly x * x, as ATen
     if isinstance(input, torch.Tensor) and input.dtype.is_floating_point:
-        return _OF_BASE.get(exponent, pow_kernel)
+        return _of_base_kernels().get(exponent, pow_kernel)
     return pow_kernel
 
 
@@ -469,10 +460,14 @@ def _of_base(kernel):
     return lambda input, exponent, out=None: kernel(input, out=out)
 
 
-# ATen's own kernels for these exponents of a floating tensor (see sqrt_of_base_kernel); 0.5 and
-# 0.5 as keys are one (a float equal to an int hashes as it)
-_OF_BASE = {0.5: _of_base(sqrt_of_base_kernel), -0.5: _of_base(rsqrt_of_base_kernel),
-            -1: _of_base(reciprocal_kernel), 3: _of_base(cube_kernel), -2: _of_base(reciprocal_square_kernel)}
+@functools.cache
+def _of_base_kernels() -> dict:
+    """ATen's own kernels for these exponents of a floating tensor (see cube_kernel); -1 and -1.0
+    are one key (a float equal to an int hashes as it). Built on first use: math_ops, which holds
+    sqrt and rsqrt, imports this module."""
+    from tritonize.ops.math_ops import rsqrt_kernel, sqrt_kernel
+    return {0.5: _of_base(sqrt_kernel), -0.5: _of_base(rsqrt_kernel), -1: _of_base(reciprocal_kernel),
+            3: _of_base(cube_kernel), -2: _of_base(reciprocal_square_kernel)}
 
 
 def pow(input, exponent, *, out=None):
