@@ -131,8 +131,9 @@ def read_verdict(name: str):
 
 def exact_rank1(spec):
     """The specialization a check runs: `spec`'s element math on 1-D inputs, exact. Only the
-    element math is taken over (the libdevice linked is part of it); every launch and layout choice (tile, grid, masks, flat index,
-    dependent launch, ...) stays at its default, so that one verdict serves every rank and layout."""
+    element math is taken over (the libdevice linked is part of it); every launch and layout
+    choice (tile, grid, masks, flat index, dependent launch, ...) stays at its default, so that
+    one verdict serves every rank and layout."""
     return Specialization(params=spec.params, out_dtypes=spec.out_dtypes, rank=1, index_dtype=torch.int32,
                           device_type=spec.device_type, opmath=spec.opmath, result_dtypes=spec.result_dtypes,
                           toolkit_libdevice=spec.toolkit_libdevice)

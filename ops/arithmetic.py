@@ -451,13 +451,12 @@ def _pow_kernel(input, exponent):
     return pow_kernel
 
 
-def _square_of_base(input, exponent, out=None):
-    return square_kernel(input, out=out)
-
-
 def _of_base(kernel):
     """pow(input, exponent) for one exponent, as `kernel(input)`."""
     return lambda input, exponent, out=None: kernel(input, out=out)
+
+
+_square_of_base = _of_base(square_kernel)
 
 
 @functools.cache

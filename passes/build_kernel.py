@@ -318,14 +318,14 @@ def describe_spec(spec) -> str:
     unmasked = "; no masks (the blocks cover the tasks exactly)" if spec.unmasked else ""
     dependent = "; dependent launch (PDL)" if spec.dependent_launch else ""
     grid = "; tiles on a 2D grid" if spec.two_dimensional_grid else ""
-    grid += "; a CUDA toolkit's libdevice" if spec.toolkit_libdevice else ""
+    libdevice = "; a CUDA toolkit's libdevice" if spec.toolkit_libdevice else ""
     dense = flat_indexed_labels(spec)
     flat = f"; {', '.join(dense)} at the flat index" if dense else ""
     # dsl/cli.py's `cache list` reads this line back: the params, outputs, index width and
     # device come first, in this order
     return (f"rank {spec.rank}, {'; '.join(parts)}; outputs: {outs}; "
             f"{dtype_name(spec.index_dtype)} indexing; {spec.device_type}{broadcast}{approximated}{kept}{unmasked}"
-            f"{flat}{grid}{dependent}")
+            f"{flat}{grid}{libdevice}{dependent}")
 
 
 def flat_indexed_labels(spec) -> list:

@@ -213,10 +213,8 @@ class LowerToTriton:
 
     def round_to(self, value: ast.expr, dtype: torch.dtype) -> ast.expr:
         """A float32 value rounded to the nearest `dtype` (a 16-bit float), held in float32."""
-        if dtype == torch.bfloat16 and self.spec.portable_math:
-            # the interpreter truncates float32 -> bfloat16 (see cast_value)
-            return expr("portable_round_to_bfloat16(v).to(tl.float32)", v=value)
-        return expr("v.to(D).to(tl.float32)", v=value, D=expr(triton_dtype(dtype)))
+        rounded = cast_value(Lowered(value, None, torch.float32), dtype, spec=self.spec)
+        return expr("v.to(tl.float32)", v=rounded)
 
     def lower_UnaryOp(self, node):
         operand = self.lower(node.operand)
@@ -521,7 +519,7 @@ class LowerToTriton:
         if entry.kind == "bool":
             values = [self.hoisted(a, dtype, "v") for a in args]
             return expr(entry.cuda, **dict(zip("ab", values)))
-        work = torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
+        work = compute_dtype(dtype)
         composite = entry.float32 and not (self.spec.toolkit_libdevice and fname in OLD_LIBDEVICE_ONLY)
         if not self.spec.portable_math and work == torch.float32 and composite:
             template = entry.float32

@@ -109,8 +109,7 @@ TOOLKIT_SLOWER = {"acos", "asin", "fmod", "ldexp"}
 def prefers_toolkit_libdevice(tree: ast.AST) -> bool:
     """Does this (inlined) function run faster linked with a CUDA toolkit's libdevice?"""
     called = {math_name(node) for node in ast.walk(tree) if is_math_call(node)}
-    if any(isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) and _literal(node.right) not in CHEAP_EXPONENTS
-           for node in ast.walk(tree)):
+    if any(map(_costly_power, ast.walk(tree))):
         called.add("pow")
     return bool(called & TOOLKIT_FASTER) and not called & TOOLKIT_SLOWER
 
@@ -139,9 +138,13 @@ def costly_calls(tree: ast.AST) -> int:
     CHEAP_EXPONENTS (a pow call, or for integers a square-and-multiply loop), this (inlined)
     function makes per element: both sides of a lowered if/else count, since both run."""
     return sum(1 for node in ast.walk(tree)
-               if (is_math_call(node) and MATH_TABLE[math_name(node)].costly)
-               or (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow)
-                   and _literal(node.right) not in CHEAP_EXPONENTS))
+               if (is_math_call(node) and MATH_TABLE[math_name(node)].costly) or _costly_power(node))
+
+
+def _costly_power(node: ast.AST) -> bool:
+    """A `**` that lowers to a pow call (or an integer square-and-multiply loop): its exponent is
+    not a literal of CHEAP_EXPONENTS."""
+    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) and _literal(node.right) not in CHEAP_EXPONENTS
 
 
 def _literal(node: ast.AST):
