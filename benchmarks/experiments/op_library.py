@@ -5,7 +5,15 @@ bfloat16 for float cases, int32 for the integer-only ones; rows printed slowest 
 eager. This is the speed `tritonize.enable()` gives each aten op, less the host time of a call.
 
     python -m benchmarks.experiments.op_library [--dtypes float32,bfloat16] [--only id,id] [--contract]
-        [--config BLOCK/WARPS]
+        [--config BLOCK/WARPS] [--compile] [--part K/N] [--graphs]
+
+`--compile` also times torch.compile of torch's function (static shapes, dynamo reset per row;
+agreement is still checked against eager) and sorts and counts rows against it instead: what a
+user of `tritonize.enable()` gives up or gains against compiling the same op; `--part K/N` runs
+the K-th of N interleaved shares of the rows (compiling every row takes longer than one call);
+`--graphs` times each system as CUDA graphs of launches on rotating input sets (more bytes than
+the L2 holds), least of 3 rounds in turn, instead of single launches: a compiled function's host
+time (guards, ~30-60 us) can exceed a 2^24 bfloat16 kernel's, and do_bench then times the host.
 
 `--contract` compiles with fma contraction (Triton's default) instead of tritonize's
 `enable_fp_fusion=False` (benchmarks/experiments/fp_fusion.py): what contraction is worth per op;
@@ -20,7 +28,7 @@ import time
 import torch
 
 from benchmarks.experiments import best_us, header
-from benchmarks.run import copy_bandwidth
+from benchmarks.run import best_in_turn, compile_static, copy_bandwidth, graph_us, rotating_sets
 from tests.test_ops_cases import CASES, T, make_args
 
 SHAPE = (4096, 4096)
@@ -70,6 +78,9 @@ def main():
     parser.add_argument("--only", default="")
     parser.add_argument("--contract", action="store_true")
     parser.add_argument("--config", default="")
+    parser.add_argument("--compile", action="store_true")
+    parser.add_argument("--part", default="1/1")
+    parser.add_argument("--graphs", action="store_true")
     options = parser.parse_args()
     if options.config:
         from tritonize import call
@@ -80,45 +91,77 @@ def main():
         contract_again()
     wanted = [getattr(torch, name) for name in options.dtypes.split(",")]
     only = set(filter(None, options.only.split(",")))
-    print(header("op_library", rounds=1).replace("CUDA graphs", "single launches (do_bench)")
+    print((header("op_library", rounds=3) if options.graphs else
+           header("op_library", rounds=1).replace("CUDA graphs", "single launches (do_bench)"))
           + ("; fma contraction on" if options.contract else "")
-          + (f"; flat walks in blocks of {options.config}" if options.config else ""), flush=True)
+          + (f"; flat walks in blocks of {options.config}" if options.config else "")
+          + (f"; rows of part {options.part}" if options.part != "1/1" else ""), flush=True)
     copy = copy_bandwidth("cuda")
     print(f"# peak copy {copy / 1e9:.0f} GB/s; shape {SHAPE}; columns: case, dtype, tritonize us, eager us, "
-          f"eager/tritonize, tritonize % of peak copy, agreement with eager", flush=True)
+          f"eager/tritonize, tritonize % of peak copy, agreement with eager"
+          + (", torch.compile us, compile/tritonize, its agreement with eager" if options.compile else ""), flush=True)
+    part, parts = map(int, options.part.split("/"))
     rows = []
     generator = torch.Generator().manual_seed(0)
     started = time.time()
-    for case in CASES:
-        if only and case.id not in only:
+    chosen = [(case, dtype) for case in CASES if not only or case.id in only for dtype in dtypes_of(case, wanted)]
+    for case, dtype in chosen[part - 1::parts]:
+        args = make_args(case, dtype, generator, device="cuda", shape=SHAPE)
+        ours = lambda: case.ours(*args, **case.kwargs)
+        theirs = lambda: case.theirs(*args, **case.kwargs)
+        try:
+            agrees = agreement(ours(), theirs())
+        except Exception as error:  # noqa: BLE001 - a row that fails says why and the sweep goes on
+            print(f"{case.id:28s} {str(dtype)[6:]:9s} failed: {type(error).__name__}: {error}", flush=True)
             continue
-        for dtype in dtypes_of(case, wanted):
-            args = make_args(case, dtype, generator, device="cuda", shape=SHAPE)
-            ours = lambda: case.ours(*args, **case.kwargs)
-            theirs = lambda: case.theirs(*args, **case.kwargs)
+        moved = bytes_moved(args, theirs())
+        systems = {"ours": case.ours, "eager": case.theirs}
+        if options.compile:
+            compiled = compile_static(lambda *a, fn=case.theirs, kwargs=case.kwargs: fn(*a, **kwargs))
             try:
-                agrees = agreement(ours(), theirs())
-            except Exception as error:  # noqa: BLE001 - a row that fails says why and the sweep goes on
-                print(f"{case.id:28s} {str(dtype)[6:]:9s} failed: {type(error).__name__}: {error}", flush=True)
-                continue
-            moved = bytes_moved(args, theirs())
+                compiled_agrees = agreement(compiled(*args), theirs())
+                systems["compile"] = lambda *a, **kwargs: compiled(*a)
+            except Exception as error:  # noqa: BLE001 - inductor refusing an op is a row too
+                compiled_agrees = "failed"
+                print(f"# {case.id} {str(dtype)[6:]}: torch.compile failed: {type(error).__name__}: {error}",
+                      flush=True)
+        if options.graphs:
+            sets = [args] + [make_args(case, dtype, generator, device="cuda", shape=SHAPE)
+                             for _ in range(rotating_sets(moved) - 1)]
+            measures = {name: lambda fn=fn: graph_us([lambda a=a: fn(*a, **case.kwargs) for a in sets])
+                        for name, fn in systems.items()}
+            best = best_in_turn(measures, rounds=3)
+            del sets
+        else:
             # in turn, ours first and last: noise only ever adds, so the least of each stands
-            ours_us = best_us(ours, rounds=1)
-            theirs_us = best_us(theirs, rounds=1)
-            ours_us = min(ours_us, best_us(ours, rounds=1))
-            row = (case.id, str(dtype)[6:], ours_us, theirs_us, theirs_us / ours_us,
-                   moved / (ours_us * 1e-6) / copy, agrees)
-            rows.append(row)
-            print(f"{row[0]:28s} {row[1]:9s} {row[2]:8.1f} {row[3]:8.1f} {row[4]:6.3f}x {row[5]:5.0%}  {row[6]}",
-                  flush=True)
-            del args
-    print(f"# {len(rows)} rows in {time.time() - started:.0f} s; slowest against eager first:")
-    for row in sorted(rows, key=lambda r: r[4]):
-        print(f"{row[0]:28s} {row[1]:9s} {row[2]:8.1f} {row[3]:8.1f} {row[4]:6.3f}x {row[5]:5.0%}  {row[6]}")
-    ratios = [row[4] for row in rows]
+            best = dict.fromkeys(systems, float("inf"))
+            for name in [*systems, "ours"]:
+                fn = systems[name]
+                best[name] = min(best[name], best_us(lambda: fn(*args, **case.kwargs), rounds=1))
+        ours_us, theirs_us = best["ours"], best["eager"]
+        compiled_us = best.get("compile", float("nan")) if options.compile else None
+        row = (case.id, str(dtype)[6:], ours_us, theirs_us, theirs_us / ours_us,
+               moved / (ours_us * 1e-6) / copy, agrees)
+        if compiled_us is not None:
+            row += (compiled_us, compiled_us / ours_us, compiled_agrees)
+        rows.append(row)
+        print(line(row), flush=True)
+        del args
+    against = "torch.compile" if options.compile else "eager"
+    ratio_of = (lambda r: r[8]) if options.compile else (lambda r: r[4])
+    rows = [r for r in rows if ratio_of(r) == ratio_of(r)]  # a row torch.compile failed on has no ratio
+    print(f"# {len(rows)} rows in {time.time() - started:.0f} s; slowest against {against} first:")
+    for row in sorted(rows, key=ratio_of):
+        print(line(row))
+    ratios = [ratio_of(row) for row in rows]
     if ratios:
-        print(f"# geometric mean eager/tritonize {math.exp(sum(map(math.log, ratios)) / len(ratios)):.3f}x; "
-              f"{sum(r < 0.95 for r in ratios)} of {len(ratios)} rows under 0.95x eager")
+        print(f"# geometric mean {against}/tritonize {math.exp(sum(map(math.log, ratios)) / len(ratios)):.3f}x; "
+              f"{sum(r < 0.95 for r in ratios)} of {len(ratios)} rows under 0.95x {against}")
+
+
+def line(row) -> str:
+    text = f"{row[0]:28s} {row[1]:9s} {row[2]:8.1f} {row[3]:8.1f} {row[4]:6.3f}x {row[5]:5.0%}  {row[6]}"
+    return text + (f"  {row[7]:8.1f} {row[8]:6.3f}x  {row[9]}" if len(row) > 7 else "")
 
 
 if __name__ == "__main__":
