@@ -47,12 +47,14 @@ def enabled() -> bool:
 
 def checkable(spec) -> bool:
     """Can every input of this specialization be enumerated? Numbers and 0-d tensors cannot
-    (a number's values are many; a 0-d tensor is another kernel), nor wide dtypes."""
+    (a number's values are many; a 0-d tensor is another kernel), nor wide dtypes, nor tensors
+    read as another dtype."""
     if spec.device_type != "cuda" or not enabled():
         return False
     combinations = 1
     for param in spec.params:
-        if param.vtype.priority != 2 or param.vtype.dtype not in VALUE_COUNTS:
+        # a tensor read as another dtype (ParamSpec.stored) would be enumerated in the wrong one
+        if param.vtype.priority != 2 or param.vtype.dtype not in VALUE_COUNTS or param.stored is not None:
             return False
         combinations *= VALUE_COUNTS[param.vtype.dtype]
     return combinations <= MAX_INPUTS

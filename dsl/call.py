@@ -56,9 +56,11 @@ class CallPlan:
         return len(self.sizes)
 
 
-def classify(label: str, value, annotation=None):
+def classify(label: str, value, annotation=None, read_as=None):
     """(VType, value for the kernel) of one argument; refuses what no kernel can take. A 0-d
-    StridedView is its one element, a 0-d tensor; other views stay views until launch."""
+    StridedView is its one element, a 0-d tensor; other views stay views until launch.
+    `read_as`: the parameter's dtype annotation, which a tensor takes (its loads convert) and a
+    number the Python kind of (float(), int(), bool())."""
     if isinstance(value, (torch.Tensor, StridedView)):
         if annotation is not None:
             raise CallError(f"argument '{label}' is annotated `{annotation.__name__}`, so it must be a "
@@ -67,12 +69,15 @@ def classify(label: str, value, annotation=None):
             supported = ", ".join(dtype_name(d) for d in SUPPORTED_DTYPES)
             raise DtypeError(f"argument '{label}' has dtype {dtype_name(value.dtype)}, which tritonize kernels "
                              f"do not support; supported: {supported}")
+        dtype = value.dtype if read_as is None else read_as
         if value.dim() == 0:
-            return VType(value.dtype, ZERO_DIM), value.pointer if isinstance(value, StridedView) else value
-        return VType(value.dtype, TENSOR), value
+            return VType(dtype, ZERO_DIM), value.pointer if isinstance(value, StridedView) else value
+        return VType(dtype, TENSOR), value
     if isinstance(value, numbers.Number) and not isinstance(value, complex):
         if hasattr(value, "item"):  # numpy scalars
             value = value.item()
+        if annotation is None and read_as is not None:
+            annotation = python_kind(read_as)
         if annotation is not None:
             value = convert_number(label, value, annotation)
         if isinstance(value, bool):
@@ -85,6 +90,11 @@ def classify(label: str, value, annotation=None):
             return VType(torch.float64, PYTHON), value
     raise CallError(f"argument '{label}' must be a tensor or a Python number (int, float, bool), "
                     f"got {type(value).__name__}")
+
+
+def python_kind(dtype: torch.dtype) -> type:
+    """The Python number type of a dtype's category: float, int or bool."""
+    return float if dtype.is_floating_point else bool if dtype == torch.bool else int
 
 
 def convert_number(label: str, value, annotation):

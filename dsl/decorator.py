@@ -327,7 +327,8 @@ class PointwiseFunction:
                              blocks, warps, moved)
         out_dtypes, result_dtypes = tuple(o.tensor.dtype for o in outputs), tuple(result_dtypes)
         spec = Specialization(
-            params=tuple(ParamSpec(p, vtypes[p]) for p in self._params), out_dtypes=out_dtypes,
+            params=tuple(ParamSpec(p, vtypes[p], _stored_dtype(kernel_values[p], vtypes[p])) for p in self._params),
+            out_dtypes=out_dtypes,
             rank=len(sizes), index_dtype=index_dtype, device_type=device.type,
             opmath=all(rule.opmath for rule in self.promotion), tile=tile,
             result_dtypes=result_dtypes if result_dtypes != out_dtypes else (),  # out= of other dtypes
@@ -366,9 +367,10 @@ class PointwiseFunction:
     def _analyze(self, values):
         """Argument kinds, the device, the broadcast shape and the output dtypes of a call."""
         vtypes, kernel_values = {}, {}
+        read_as = self._ctx.read_as
         for param, value in values.items():
             vtypes[param], kernel_values[param] = call.classify(
-                param, value, self._ctx.scalar_annotations.get(param))
+                param, value, self._ctx.scalar_annotations.get(param), read_as.get(param))
         tensors = {p: v for p, v in kernel_values.items() if isinstance(v, (torch.Tensor, StridedView))}
         device = call.common_device(tensors)
         for param, tensor in tensors.items():
@@ -376,7 +378,8 @@ class PointwiseFunction:
                 tensors[param] = kernel_values[param] = tensor.to(device)
         shape = call.broadcast_shape({p: t.shape for p, t in tensors.items()})
         computed = self._computed_types(tuple(ParamSpec(p, vtypes[p]) for p in self._params))
-        promoted = {p: _promotion_operand(v) for p, v in values.items()}
+        promoted = {p: _promotion_operand(kernel_values[p] if p in read_as else v, read_as.get(p))
+                    for p, v in values.items()}
         result_dtypes = [output_dtype(rule, promoted, vt) for rule, vt in zip(self.promotion, computed)]
         return values, vtypes, kernel_values, tensors, device, shape, result_dtypes
 
@@ -450,13 +453,20 @@ class PointwiseFunction:
             grid=grid, blocks=plan.blocks, warps=plan.warps, tiled=spec.tile is not None, device=plan.device,
             out_shape=plan.shape, out_strides=tuple(plan.outputs[0].tensor.stride()) if plan.outputs else (),
             out_dtypes=spec.out_dtypes, single=self.num_outputs == 1,
-            scalar_types=tuple(self._ctx.scalar_annotations.get(p.name) for p in spec.params if not p.is_tensor),
+            scalar_types=tuple(self._number_type(p.name) for p in spec.params if not p.is_tensor),
             scalar_labels=tuple(p.name for p in spec.params if not p.is_tensor),
             extern_libs=extern_libs() if spec.toolkit_libdevice else None,
         )
         outputs = [o.tensor for o in plan.outputs]
         recipe.run([_kernel_operand(plan.kernel_values[p]) for p in self._params], outputs)
         return recipe, outputs
+
+    def _number_type(self, param: str):
+        """What a number for this parameter is converted to on each call (None: as it comes)."""
+        annotation = self._ctx.scalar_annotations.get(param)
+        if annotation is None and param in self._ctx.read_as:
+            return call.python_kind(self._ctx.read_as[param])
+        return annotation
 
     # -- inspection: dsl/display.py -------------------------------------------------------------
 
@@ -682,12 +692,19 @@ def _kernel_operand(value):
     return value.pointer if type(value) is StridedView else value
 
 
-def _promotion_operand(value):
-    """What torch's type promotion reads for an argument: a view as an empty meta tensor of
-    its dtype and rank."""
-    if type(value) is StridedView:
-        return torch.empty((0,) * value.dim(), dtype=value.dtype, device="meta")
+def _promotion_operand(value, read_as=None):
+    """What torch's type promotion reads for an argument: a view, or a tensor read as a dtype
+    (a number read as one comes converted), as an empty meta tensor of that dtype and its rank."""
+    if type(value) is StridedView or (read_as is not None and isinstance(value, torch.Tensor)):
+        return torch.empty((0,) * value.dim(), dtype=read_as or value.dtype, device="meta")
     return value
+
+
+def _stored_dtype(value, vtype):
+    """ParamSpec.stored: a tensor's own dtype where its parameter reads it as another."""
+    if isinstance(value, (torch.Tensor, StridedView)) and value.dtype != vtype.dtype:
+        return value.dtype
+    return None
 
 
 def _traced(args) -> bool:

@@ -10,6 +10,9 @@ import ast
 import copy
 import inspect
 
+import torch
+
+from tritonize.errors import ScalarTypeError
 from tritonize.passes.ast_tools import NameAllocator
 from tritonize.passes.build_kernel import MODULE_NAMES, BuildKernel
 from tritonize.passes.build_module import BuildModule
@@ -26,6 +29,7 @@ from tritonize.passes.lower_to_triton import LowerToTriton
 from tritonize.passes.parse_source import parse_function
 from tritonize.passes.render import render
 from tritonize.passes.resolve_names import ResolveNames, local_names
+from tritonize.passes.type_rules import SUPPORTED_DTYPES
 
 __all__ = ["run_frontend", "approximable", "generate_module", "infer_output_types", "derive_backward", "FrontendContext", "ParamSpec", "Specialization", "FRONTEND"]
 
@@ -57,13 +61,39 @@ def make_context(fn, helper_stack=()) -> tuple[ast.FunctionDef, FrontendContext]
     ctx = FrontendContext(fn=fn, filename=filename, function_name=fn.__name__, globals=fn.__globals__,
                           closure=closure, helper_stack=helper_stack, first_line=tree.lineno)
     ctx.params = list(signature.parameters)
+    arg_nodes = {arg.arg: arg for arg in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs}
     for param in signature.parameters.values():
         annotation = _SCALAR_TYPES.get(param.annotation, param.annotation)  # "float" under PEP 563
         if annotation in (float, int, bool):
             ctx.scalar_annotations[param.name] = annotation
+        else:
+            dtype = _annotated_dtype(annotation, ctx)
+            if dtype is not None:
+                where = ctx.location(arg_nodes[param.name].annotation) if param.name in arg_nodes else None
+                if dtype not in SUPPORTED_DTYPES:
+                    raise ScalarTypeError(f"parameter '{param.name}' is annotated {dtype}, which tritonize kernels "
+                                          f"do not compute in; a dtype annotation must be one of "
+                                          f"{', '.join(str(d) for d in SUPPORTED_DTYPES)}", where)
+                if helper_stack:
+                    # inlined, a helper's parameters are its caller's values, which no load converts
+                    raise ScalarTypeError(f"helper parameter '{param.name}' is annotated {dtype}: only the "
+                                          f"@pointwise function's own parameters are read as a dtype", where)
+                ctx.read_as[param.name] = dtype
         if param.default is not inspect.Parameter.empty:
             ctx.defaults[param.name] = param.default
     return tree, ctx
+
+
+def _annotated_dtype(annotation, ctx) -> torch.dtype | None:
+    """The torch dtype a parameter annotation names (`torch.float64`, or that text under PEP
+    563, looked up in the function's closure and globals), else None."""
+    if isinstance(annotation, str):
+        head, *attributes = annotation.split(".")
+        found = ctx.closure.get(head, ctx.globals.get(head)) if head.isidentifier() else None
+        for attribute in attributes:
+            found = getattr(found, attribute, None) if attribute.isidentifier() else None
+        annotation = found
+    return annotation if isinstance(annotation, torch.dtype) else None
 
 
 def run_frontend(fn, helper_stack=()):

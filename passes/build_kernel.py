@@ -156,7 +156,7 @@ class BuildKernel:
         for (param, pointer, strides), run, at_tid in zip(tensors, runs, flat):
             if param not in read:
                 continue
-            vtype = next(p.vtype for p in spec.params if p.name == param)
+            param_spec = next(p for p in spec.params if p.name == param)
             address = self.address(pointer, strides, index, run, broadcast.get(param, ()), at_tid)
             # a tile's indices before dim p are one value per program (always in bounds): an input
             # broadcast along p and every dim after it is one value per program too, loaded
@@ -168,11 +168,23 @@ class BuildKernel:
                 load = expr("tl.load(p, mask=m)", p=address, m=name(mask))
             if strides and spec.evict_last:
                 load.keywords.append(ast.keyword(arg="eviction_policy", value=ast.Constant("evict_last")))
-            loaded_dtype = compute_dtype(vtype.dtype)
-            if loaded_dtype != vtype.dtype:  # half types compute in float32
-                load = expr("v.to(D)", v=load, D=expr(triton_dtype(loaded_dtype)))
+            read_as = param_spec.vtype.dtype
+            if param_spec.loaded_dtype != read_as:  # a parameter annotated with a dtype
+                load = self.converted(load, param_spec)
+            if compute_dtype(read_as) != read_as:  # half types compute in float32
+                load = expr("v.to(D)", v=load, D=expr(triton_dtype(compute_dtype(read_as))))
             statements.append(assign(param, load))
         return statements
+
+    def converted(self, load, param) -> ast.expr:
+        """A loaded tensor as its parameter's annotation reads it: as `x.to(dtype)` gives it, through
+        cast_value (which stores use too: bool as x != 0, the interpreter's bfloat16 rounding)."""
+        stored = param.loaded_dtype
+        if stored == torch.float64 and param.vtype.dtype in (torch.float16, torch.bfloat16):
+            # torch converts double to a half type through float (c10's Half and BFloat16 take a
+            # float): rounding twice, where one cast would round once
+            load, stored = expr("v.to(tl.float32)", v=load), torch.float32
+        return cast_value(Lowered(load, param.vtype, stored), param.vtype.dtype, spec=self.spec)
 
     def stores(self, outputs, values, index, runs, flat, mask) -> list:
         """tl.store(...) of each output's value (masked unless `mask` is None)."""
@@ -306,7 +318,9 @@ def describe_spec(spec) -> str:
     parts = []
     for p in spec.params:
         kind = {2: "tensor", 1: "0-d tensor", 0: "Python number"}[p.vtype.priority]
-        parts.append(f"{p.name}: {dtype_name(p.vtype.dtype) if p.is_tensor else _python_kind(p.vtype.dtype)} {kind}")
+        read = f" read as {dtype_name(p.vtype.dtype)}" if p.stored is not None else ""
+        parts.append(f"{p.name}: {dtype_name(p.loaded_dtype) if p.is_tensor else _python_kind(p.vtype.dtype)} "
+                     f"{kind}{read}")
     outs = ", ".join(dtype_name(d) for d in spec.out_dtypes)
     if spec.result_dtypes:  # set only where out= tensors hold other dtypes
         outs += " (results of " + ", ".join(dtype_name(d) for d in spec.result_dtypes) + ", then cast)"

@@ -22,6 +22,9 @@ class FrontendContext:
     closure: dict
     params: list[str] = field(default_factory=list)
     scalar_annotations: dict[str, type] = field(default_factory=dict)
+    # parameters annotated with a torch dtype (`x: torch.float64`): read as that dtype, as
+    # `x.to(dtype)` would give them, converted on load instead of by a copy beforehand
+    read_as: dict[str, torch.dtype] = field(default_factory=dict)
     defaults: dict[str, object] = field(default_factory=dict)
     constants_read: dict[str, object] = field(default_factory=dict)
     helper_sources: dict[str, str] = field(default_factory=dict)
@@ -43,10 +46,18 @@ class ParamSpec:
 
     name: str
     vtype: VType
+    # the tensor's own dtype where the parameter reads it as another (FrontendContext.read_as),
+    # else None: the kernel loads this dtype and converts it to vtype's
+    stored: torch.dtype | None = None
 
     @property
     def is_tensor(self) -> bool:
         return self.vtype.priority > 0
+
+    @property
+    def loaded_dtype(self) -> torch.dtype:
+        """The dtype a load of this tensor gives, before any conversion."""
+        return self.stored or self.vtype.dtype
 
 
 @dataclass(frozen=True)
