@@ -100,6 +100,12 @@ def pow_kernel(input, exponent):
 
 
 @pointwise
+def float_power_kernel(input: torch.float64, exponent: torch.float64):
+    # read as float64 on load, as ATen's float_power converts both first (without its copies)
+    return input ** exponent
+
+
+@pointwise
 def square_kernel(input):
     return input ** 2
 
@@ -477,25 +483,19 @@ def pow_(input, exponent):
     return c.run(_pow_kernel(input, exponent), input, exponent, inplace=input)
 
 
-def _float64(value):
-    if isinstance(value, torch.Tensor):
-        return value if value.dtype == torch.float64 else to_copy(value, dtype=torch.float64)
-    return float(value)
-
-
 def float_power(input, exponent, *, out=None):
-    """pow computed in float64 (the inputs are converted first)."""
+    """pow computed in float64 (the kernel reads its inputs as float64)."""
     if out is not None and out.dtype != torch.float64:
         raise RuntimeError(f"the output given to float_power has dtype {c.TYPE_NAMES[out.dtype]} but the "
                            f"operation's result requires dtype Double")
-    return c.run(pow_kernel, _float64(input), _float64(exponent), out=out)
+    return c.run(float_power_kernel, input, exponent, out=out)
 
 
 def float_power_(input, exponent):
     if input.dtype != torch.float64:
         raise RuntimeError(f"the base given to float_power_ has dtype {c.TYPE_NAMES[input.dtype]} but the "
                            f"operation's result requires dtype Double")
-    return c.run(pow_kernel, input, _float64(exponent), inplace=input)
+    return c.run(float_power_kernel, input, exponent, inplace=input)
 
 
 def square(input, *, out=None):
