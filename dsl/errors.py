@@ -55,7 +55,7 @@ class UnknownName(DSLError):
 
 
 class UnsupportedCall(DSLError):
-    """A call to something that is not math.*, abs/min/max/float/int/bool or a scalar helper."""
+    """A call to something that is not math.*, abs/min/max/round/float/int/bool or a scalar helper."""
 
 
 class RecursiveHelper(DSLError):

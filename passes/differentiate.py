@@ -47,7 +47,7 @@ UNARY_DERIVATIVES = {
     "degrees": "57.29577951308232",
     "radians": "0.017453292519943295",
 }
-NO_GRADIENT = {"floor", "ceil", "trunc", "isnan", "isinf", "isfinite", "nextafter"}
+NO_GRADIENT = {"floor", "ceil", "trunc", "round", "isnan", "isinf", "isfinite", "nextafter"}
 
 # d value / d a and d value / d b for two-argument ones
 BINARY_DERIVATIVES = {

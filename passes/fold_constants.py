@@ -110,9 +110,9 @@ class FoldConstants(ast.NodeTransformer):
         values = [literal(a) for a in node.args]
         if is_math_call(node):
             fname = math_name(node)
-            function = getattr(math, fname, None) or getattr(tritonize_math, fname)
+            function = round if fname == "round" else getattr(math, fname, None) or getattr(tritonize_math, fname)
             # math.floor(2.5) is the int 2 in Python; keep the float dtype as torch.floor does
-            keep_float = any(isinstance(v, float) for v in values) and fname in ("floor", "ceil", "trunc")
+            keep_float = any(isinstance(v, float) for v in values) and fname in ("floor", "ceil", "trunc", "round")
             return self.fold(node, lambda *v: float(function(*v)) if keep_float else function(*v), *values)
         if isinstance(node.func, ast.Name) and node.func.id in _BUILTINS and not node.keywords:
             return self.fold(node, _BUILTINS[node.func.id], *values)

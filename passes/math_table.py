@@ -82,6 +82,8 @@ MATH_TABLE: dict[str, MathFn] = {
     "floor": _f(1, "libdevice.floor(a)", "tl.floor(a)", kind="same", costly=False),
     "ceil": _f(1, "libdevice.ceil(a)", "tl.ceil(a)", kind="same", costly=False),
     "trunc": _f(1, "libdevice.trunc(a)", "portable_trunc(a)", kind="same", costly=False),
+    # Python's builtin round(x): to nearest, ties to even, as torch.round (one instruction, rint)
+    "round": _f(1, "libdevice.rint(a)", "portable_round_half_even(a)", kind="same", costly=False),
     "copysign": _f(2, "libdevice.copysign(a, b)", "portable_copysign(a, b)", costly=False),
     "fmod": _f(2, "libdevice.fmod(a, b)", "portable_fmod(a, b)"),
     "hypot": _f(2, "libdevice.hypot(a, b)", "portable_hypot(a, b)"),
@@ -155,4 +157,6 @@ def _literal(node: ast.AST):
 
 def public_name(fname: str) -> str:
     """How the user spells a row: `math.exp`, or `tritonize.math.erfinv` for what math lacks."""
+    if fname == "round":
+        return "round"  # the builtin
     return f"math.{fname}" if hasattr(math, fname) else f"tritonize.math.{fname}"

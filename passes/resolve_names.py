@@ -16,6 +16,7 @@ from tritonize.passes.math_table import MATH_CONSTANTS, MATH_TABLE, public_name
 SCALAR_BUILTINS = {"abs": abs, "min": min, "max": max, "float": float, "int": int, "bool": bool}
 MATH_MODULES = (math, tritonize_math)  # their functions with a row in the math table
 _MATH_FUNCTIONS = {id(getattr(m, n)): n for m in MATH_MODULES for n in MATH_TABLE if hasattr(m, n)}
+_MATH_FUNCTIONS[id(builtins.round)] = "round"  # a row of the math table, spelled as the builtin
 
 
 ONLY_MODULES = "attribute access is only supported on modules (math.pi, math.exp)"
@@ -78,7 +79,7 @@ class ResolveNames(ast.NodeTransformer):
         kind = type(value).__name__
         raise UnsupportedSyntax(
             f"'{label}' is a {kind}; a @pointwise function can only read int, float and bool "
-            f"constants, and call math.*, tritonize.math.*, abs/min/max/float/int/bool and scalar functions",
+            f"constants, and call math.*, tritonize.math.*, abs/min/max/round/float/int/bool and scalar functions",
             self.ctx.location(node))
 
     def visit_AnnAssign(self, node: ast.AnnAssign):
@@ -135,6 +136,10 @@ class ResolveNames(ast.NodeTransformer):
                                   f"{supported_math(tritonize_math)})", location)
         if math_name is not None:
             arity = MATH_TABLE[math_name].arity
+            if math_name == "round" and (node.keywords or len(node.args) != 1):
+                raise UnsupportedCall("round() takes one argument in a @pointwise function (to the nearest "
+                                      "integer, ties to even, as torch.round); for digits, scale: "
+                                      "round(x * 100.0) / 100.0", location)
             if node.keywords or len(node.args) != arity and not (math_name == "log" and len(node.args) == 2):
                 raise UnsupportedCall(f"{public_name(math_name)} takes {arity} positional argument(s)", location)
             node.func = ast.copy_location(
@@ -145,5 +150,5 @@ class ResolveNames(ast.NodeTransformer):
             node.tz_helper = helper
             return node
         raise UnsupportedCall(f"'{label}' ({type(target).__name__}) cannot be called in a @pointwise function; "
-                              f"only math.*, tritonize.math.*, abs/min/max/float/int/bool and scalar Python functions",
+                              f"only math.*, tritonize.math.*, abs/min/max/round/float/int/bool and scalar Python functions",
                               location)

@@ -172,8 +172,8 @@ def call_a_math_constant(x):
     return math.e(x)  # @call_a_math_constant
 
 
-def builtin_round(x):
-    return round(x)  # @builtin_round
+def builtin_round_digits(x):
+    return round(x, 2)  # @builtin_round_digits
 
 
 def builtin_pow(x):
@@ -251,7 +251,7 @@ MORE_CONSTRUCTS = [
     (torch_function, UnsupportedCall, "torch.exp", "torch.exp"),
     (module_string, UnsupportedSyntax, "os.sep", "os.sep"),
     (call_a_math_constant, UnsupportedCall, "math.e", "math.e"),
-    (builtin_round, UnsupportedCall, "round", "'round'"),
+    (builtin_round_digits, UnsupportedCall, "round(x, 2)", "round() takes one argument"),
     (builtin_pow, UnsupportedCall, "pow", "'pow'"),
     (builtin_range, UnsupportedCall, "range", "'range'"),
     (walrus_in_a_condition, UnsupportedSyntax, "y :=", "walrus"),

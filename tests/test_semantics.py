@@ -362,3 +362,49 @@ def test_integer_results_cast_to_half_types_keep_their_sign(dtype, device):
     out = torch.empty_like(x)
     assert negated_comparison(x).dtype == torch.int64
     assert torch.equal(negated_comparison(x, out=out), expected) and torch.equal(out, expected)
+
+
+@pointwise
+def rounded(x):
+    return round(x)
+
+
+@pointwise
+def rounded_to_cents(x):
+    return round(x * 100.0) / 100.0
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64])
+def test_builtin_round_is_torch_round(dtype, device):
+    """Python's round(x): to nearest, ties to even (0.5 -> 0, 1.5 -> 2, -2.5 -> -2), the dtype
+    and the sign of zero kept, NaN and inf through, as torch.round; every tie and its neighbours
+    in the dtype's range of non-integers, and large values that are integers already."""
+    info = torch.finfo(dtype)
+    ties = torch.arange(-600, 601, dtype=torch.float64) + 0.5
+    steps = torch.tensor([-1, 0, 1], dtype=torch.float64) * info.eps
+    near = (ties[:, None] * (1 + steps)).flatten()
+    values = torch.cat([ties, near, torch.tensor(SPECIAL, dtype=torch.float64),
+                        torch.tensor([info.max, -info.max, info.tiny, -info.tiny, 2.0 / info.eps + 1,
+                                      0.49999999999999994, -0.49999999999999994, 1e-300, -1e-300])])
+    x = values.to(dtype).to(device)
+    _bitwise_equal(rounded(x), torch.round(x))
+    for value in [0.5, 1.5, 2.5, -0.5, -2.5, 3.7, -3.2]:  # the plain-Python function, on numbers
+        assert rounded(torch.tensor([value], dtype=torch.float64, device=device)).item() == round(value)
+
+
+def test_builtin_round_of_integers_and_literals(device):
+    n = torch.tensor([-3, 0, 7, 2**40], dtype=torch.int64, device=device)
+    _bitwise_equal(rounded(n), n)  # an integer rounds to itself, as torch.round
+    x = torch.tensor([1.005, 2.675, -0.125, 0.125], dtype=torch.float64, device=device)
+    _bitwise_equal(rounded_to_cents(x), torch.round(x * 100.0) / 100.0)
+
+    @pointwise
+    def folded(x):
+        return x + round(2.5) + round(3.5)  # folded when decorated: 2.0 + 4.0, as Python's round
+    assert folded(torch.zeros(1, device=device)).item() == 6.0
+
+
+def test_builtin_round_has_no_gradient(device):
+    x = torch.tensor([0.3, 1.7, -2.5], dtype=torch.float64, device=device, requires_grad=True)
+    rounded(x).sum().backward()
+    assert torch.equal(x.grad, torch.zeros_like(x))

@@ -40,7 +40,8 @@ def torch_can_judge(name, x: torch.Tensor) -> torch.Tensor:
 
 def test_every_function_is_a_math_table_row():
     assert tm.__all__ and set(tm.__all__) <= set(MATH_TABLE)
-    assert all(hasattr(math, n) or hasattr(tm, n) for n in MATH_TABLE), "a row no user can call"
+    # round is the builtin's row
+    assert all(hasattr(math, n) or hasattr(tm, n) or n == "round" for n in MATH_TABLE), "a row no user can call"
     assert not set(tm.__all__) & set(dir(math)), "tritonize.math is for what math lacks"
 
 
