@@ -153,28 +153,19 @@ def trunc_kernel(input):
     return math.trunc(input)
 
 
-def round_half_even(x):
-    """torch.round: to nearest, ties to even, the sign of zero kept (x - floor(x) is exact)."""
-    f = math.floor(x)
-    d = x - f
-    odd = f - 2.0 * math.floor(0.5 * f) == 1.0
-    r = f + 1.0 if d > 0.5 or (d == 0.5 and odd) else f
-    return math.copysign(r, x)
-
-
 @pointwise
 def round_kernel(input):
-    return round_half_even(input)
+    return round(input)  # Python's round: to nearest, ties to even, as torch.round
 
 
 @pointwise
 def round_scaled_kernel(input, scale: float):
-    return round_half_even(input * scale) / scale
+    return round(input * scale) / scale
 
 
 @pointwise
 def round_coarse_kernel(input, scale: float):
-    return round_half_even(input / scale) * scale
+    return round(input / scale) * scale
 
 
 @pointwise
