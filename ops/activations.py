@@ -78,6 +78,15 @@ def softplus_kernel(input, beta, threshold):
 
 
 @pointwise
+def softplus_scaled_kernel(input, beta, inverse_beta, threshold):
+    # for a power-of-two beta: dividing by it is multiplying by its inverse, exactly (one rounding
+    # of the same real number either way), without a correctly rounded division per element
+    if input * beta > threshold:
+        return input
+    return math.log1p(math.exp(input * beta)) * inverse_beta
+
+
+@pointwise
 def softsign_kernel(input):
     return input / (1 + abs(input))
 
@@ -240,11 +249,32 @@ silu, silu_ = _pair("silu", silu_kernel, _floating("silu"), _no_args)
 mish, mish_ = _pair("mish", mish_kernel, _floating("mish"), _no_args)
 
 
-def _softplus_args(input, beta=1.0, threshold=20.0):
-    return beta, threshold
+def _softplus(input, beta, threshold):
+    """The kernel and its extra arguments: beta = 1 (the default), 2, 0.5, ... multiply by 1 / beta."""
+    c.require_floating("softplus", input.dtype)
+    if _exact_inverse(beta):
+        return softplus_scaled_kernel, (beta, 1.0 / beta, threshold)
+    return softplus_kernel, (beta, threshold)
 
 
-softplus, _softplus_ = _pair("softplus", softplus_kernel, _floating("softplus"), _softplus_args)
+def _exact_inverse(value) -> bool:
+    """Is `value` a number whose inverse is exact where the kernel computes (float32 or float64):
+    a power of two from 2^-13 to 2^13?"""
+    if type(value) not in (int, float) or not math.isfinite(value) or value == 0:
+        return False
+    mantissa, exponent = math.frexp(value)
+    return abs(mantissa) == 0.5 and -12 <= exponent <= 14
+
+
+def softplus(input, beta=1.0, threshold=20.0, *, out=None):
+    """torch.nn.functional.softplus as a tritonize kernel."""
+    kernel, args = _softplus(input, beta, threshold)
+    return c.run(kernel, input, *args, out=out)
+
+
+def _softplus_(input, beta=1.0, threshold=20.0):
+    kernel, args = _softplus(input, beta, threshold)
+    return c.run(kernel, input, *args, inplace=input)
 
 
 def softsign(input, *, out=None):

@@ -181,3 +181,23 @@ def test_pow_by_the_exponents_aten_special_cases(exponent, dtype, device):
     inplace = x.clone()
     tops.pow_(inplace, exponent)
     assert torch.equal(inplace.nan_to_num(), got.nan_to_num())
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("beta", [1.0, 1, 2.0, 0.5, 0.25, -2.0, 8192.0])
+def test_softplus_by_a_power_of_two_multiplies_exactly(beta, dtype, device):
+    """softplus divides by beta (ATen's formula); for a power of two beta tritonize multiplies
+    by 1 / beta instead, which rounds the same real number once: bit for bit the division
+    kernel's results, on edge values and random ones, with torch's special values."""
+    from tritonize.ops import activations
+    generator = torch.Generator().manual_seed(11)
+    x = torch.cat([edge_values(dtype, device),
+                   (torch.randn(2000, generator=generator) * 8).to(dtype).to(device)])
+    threshold = 5.0
+    got = tops.softplus(x, beta, threshold)
+    divided = activations.softplus_kernel(x, beta, threshold)
+    assert torch.equal(got.nan_to_num(), divided.nan_to_num()) and torch.equal(got.isnan(), divided.isnan())
+    assert torch.equal(got[got == 0].signbit(), divided[divided == 0].signbit())
+    assert_same_specials(got, torch.nn.functional.softplus(x, beta, threshold), f"softplus(beta={beta})")
+    assert activations._exact_inverse(beta) and not activations._exact_inverse(1.5)
+    assert not activations._exact_inverse(2.0 ** -200) and not activations._exact_inverse(True)
