@@ -76,8 +76,8 @@ def describe_params(spec) -> str:
     parts = []
     for p in spec.params:
         if p.is_tensor:
-            read = f" read as {dtype_name(p.vtype.dtype)}" if p.stored is not None else ""
-            parts.append(f"{p.name}: {dtype_name(p.loaded_dtype)}{' 0-d' if p.vtype.priority == 1 else ''} tensor{read}")
+            zero_dim = " 0-d" if p.vtype.priority == 1 else ""
+            parts.append(f"{p.name}: {dtype_name(p.loaded_dtype)}{zero_dim} tensor{p.read_note}")
         else:
             parts.append(f"{p.name}: Python {_PYTHON_KIND[p.vtype.dtype]}")
     return ", ".join(parts)

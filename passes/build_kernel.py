@@ -318,9 +318,8 @@ def describe_spec(spec) -> str:
     parts = []
     for p in spec.params:
         kind = {2: "tensor", 1: "0-d tensor", 0: "Python number"}[p.vtype.priority]
-        read = f" read as {dtype_name(p.vtype.dtype)}" if p.stored is not None else ""
         parts.append(f"{p.name}: {dtype_name(p.loaded_dtype) if p.is_tensor else _python_kind(p.vtype.dtype)} "
-                     f"{kind}{read}")
+                     f"{kind}{p.read_note}")
     outs = ", ".join(dtype_name(d) for d in spec.out_dtypes)
     if spec.result_dtypes:  # set only where out= tensors hold other dtypes
         outs += " (results of " + ", ".join(dtype_name(d) for d in spec.result_dtypes) + ", then cast)"

@@ -8,7 +8,7 @@ import torch
 
 from tritonize.errors import SourceLocation
 from tritonize.passes.ast_tools import NameAllocator
-from tritonize.passes.type_rules import VType
+from tritonize.passes.type_rules import VType, dtype_name
 
 
 @dataclass
@@ -58,6 +58,12 @@ class ParamSpec:
     def loaded_dtype(self) -> torch.dtype:
         """The dtype a load of this tensor gives, before any conversion."""
         return self.stored or self.vtype.dtype
+
+    @property
+    def read_note(self) -> str:
+        """' read as float64' (the header's and explain()'s words) where the tensor is read as
+        another dtype, else ''."""
+        return f" read as {dtype_name(self.vtype.dtype)}" if self.stored is not None else ""
 
 
 @dataclass(frozen=True)
