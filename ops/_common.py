@@ -129,11 +129,12 @@ def _overflow(dtype):
     raise RuntimeError(f"value cannot be converted to type {C_NAMES[dtype]} without overflow")
 
 
-def widened(*values):
+def widened(*values, dtype=None):
     """The arguments, with tensors converted to float64 where the result is float64 and they
     are not: the kernels promote operation by operation, so log(int8) would be computed in
-    float32 before it meets a float64 operand; ATen converts every input first."""
-    if result_dtype(*values) != torch.float64:
+    float32 before it meets a float64 operand; ATen converts every input first. `dtype`: their
+    result dtype, where the caller has it already (a lookup less per call)."""
+    if (result_dtype(*values) if dtype is None else dtype) != torch.float64:
         return values
     from tritonize.ops.arithmetic import to_copy  # the cast kernels live with copy_
     return tuple(to_copy(v, dtype=torch.float64) if isinstance(v, torch.Tensor) and v.dtype != torch.float64

@@ -564,20 +564,20 @@ def sign_(input):
 sgn, sgn_ = sign, sign_  # the same for real dtypes
 
 
-def _addc_value(name, input, tensor1, tensor2, value):
+def _addc_operands(name, input, tensor1, tensor2, value) -> tuple:
+    """The kernel's arguments: the tensors widened where the result is float64, then the value."""
     dtype = c.result_dtype(input, tensor1, tensor2)
     c.require_not_bool(name, dtype)
-    return c.scalar_for(dtype, value) if not dtype.is_floating_point else value
+    value = c.scalar_for(dtype, value) if not dtype.is_floating_point else value
+    return (*c.widened(input, tensor1, tensor2, dtype=dtype), value)
 
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
-    value = _addc_value("addcmul", input, tensor1, tensor2, value)
-    return c.run(addcmul_kernel, *c.widened(input, tensor1, tensor2), value, out=out)
+    return c.run(addcmul_kernel, *_addc_operands("addcmul", input, tensor1, tensor2, value), out=out)
 
 
 def addcmul_(input, tensor1, tensor2, *, value=1):
-    value = _addc_value("addcmul", input, tensor1, tensor2, value)
-    return c.run(addcmul_kernel, *c.widened(input, tensor1, tensor2), value, inplace=input)
+    return c.run(addcmul_kernel, *_addc_operands("addcmul", input, tensor1, tensor2, value), inplace=input)
 
 
 def _addcdiv_check(tensor1, tensor2):
@@ -592,14 +592,12 @@ def _addcdiv_check(tensor1, tensor2):
 
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     _addcdiv_check(tensor1, tensor2)
-    value = _addc_value("addcdiv", input, tensor1, tensor2, value)
-    return c.run(addcdiv_kernel, *c.widened(input, tensor1, tensor2), value, out=out)
+    return c.run(addcdiv_kernel, *_addc_operands("addcdiv", input, tensor1, tensor2, value), out=out)
 
 
 def addcdiv_(input, tensor1, tensor2, *, value=1):
     _addcdiv_check(tensor1, tensor2)
-    value = _addc_value("addcdiv", input, tensor1, tensor2, value)
-    return c.run(addcdiv_kernel, *c.widened(input, tensor1, tensor2), value, inplace=input)
+    return c.run(addcdiv_kernel, *_addc_operands("addcdiv", input, tensor1, tensor2, value), inplace=input)
 
 
 def _lerp_check(input, end, weight):
