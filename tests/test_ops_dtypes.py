@@ -7,6 +7,8 @@ import itertools
 
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from test_ops_cases import ALL_DTYPES, CASES, TOLERANCE, T, make_tensor, seed
 
@@ -129,3 +131,22 @@ def test_python_numbers_and_zero_dim_tensors_are_weak(case, device):
         args[args.index(first)] = make_tensor(first, dtype, (2, 5), generator, device)
         args[args.index(second)] = value
         check_parity(case, args, f"{case.id}({str(dtype)[6:]}, {value!r})")
+
+
+@settings(max_examples=300, deadline=None)
+@given(values=st.lists(st.one_of(
+    st.tuples(st.sampled_from(ALL_DTYPES), st.booleans()),  # a tensor: its dtype, and whether 0-d
+    st.sampled_from([True, 3, -2, 0.5, None])), min_size=1, max_size=4))
+def test_result_dtype_is_torchs(values):
+    """The op wrappers' result_dtype (its one-pass rule for tensors of one dtype first) is torch's
+    promotion over tensors, 0-d tensors and Python numbers, None skipped."""
+    from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND, elementwise_dtypes
+
+    from tritonize.ops import _common as c
+    made = [torch.zeros(() if zero_dim else (2,), dtype=value[0]) if isinstance(value, tuple) else value
+            for value in values for zero_dim in [isinstance(value, tuple) and value[1]]]
+    present = [v for v in made if v is not None]
+    if not any(isinstance(v, torch.Tensor) for v in present):
+        return  # numbers alone: torch promotes no tensor (the wrappers never ask)
+    expected = elementwise_dtypes(*present, type_promotion_kind=ELEMENTWISE_TYPE_PROMOTION_KIND.DEFAULT)[1]
+    assert c.result_dtype(*made) == expected, (values, c.result_dtype(*made), expected)
