@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import ast
 import copy
-import math
 import operator
 
-import tritonize.math as tritonize_math
 from tritonize.passes.ast_tools import constant, is_math_call, math_name
+from tritonize.passes.math_table import PYTHON_FUNCTIONS
 
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
@@ -110,7 +109,7 @@ class FoldConstants(ast.NodeTransformer):
         values = [literal(a) for a in node.args]
         if is_math_call(node):
             fname = math_name(node)
-            function = round if fname == "round" else getattr(math, fname, None) or getattr(tritonize_math, fname)
+            function = PYTHON_FUNCTIONS[fname]
             # math.floor(2.5) is the int 2 in Python; keep the float dtype as torch.floor does
             keep_float = any(isinstance(v, float) for v in values) and fname in ("floor", "ceil", "trunc", "round")
             return self.fold(node, lambda *v: float(function(*v)) if keep_float else function(*v), *values)

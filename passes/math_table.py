@@ -27,8 +27,11 @@ rather than one or two (fabs, floor, comparisons): what `call.launch_shape` asks
 from __future__ import annotations
 
 import ast
+import builtins
 import math
 from typing import NamedTuple
+
+import tritonize.math as tritonize_math
 
 from tritonize.passes.ast_tools import is_math_call, math_name
 
@@ -155,8 +158,13 @@ def _literal(node: ast.AST):
     return node.value if isinstance(node, ast.Constant) else None
 
 
+# the Python function a user calls for each row: math's, else tritonize.math's (what math lacks),
+# else the builtin (round); it is also what constant folding runs
+PYTHON_FUNCTIONS = {name: getattr(math, name, None) or getattr(tritonize_math, name, None) or getattr(builtins, name)
+                    for name in MATH_TABLE}
+
+
 def public_name(fname: str) -> str:
-    """How the user spells a row: `math.exp`, or `tritonize.math.erfinv` for what math lacks."""
-    if fname == "round":
-        return "round"  # the builtin
-    return f"math.{fname}" if hasattr(math, fname) else f"tritonize.math.{fname}"
+    """How the user spells a row: `math.exp`, `tritonize.math.erfinv`, or `round`."""
+    module = PYTHON_FUNCTIONS[fname].__module__
+    return fname if module == builtins.__name__ else f"{module}.{fname}"

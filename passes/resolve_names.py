@@ -11,12 +11,10 @@ import types
 import tritonize.math as tritonize_math
 from tritonize.errors import UnknownName, UnsupportedCall, UnsupportedSyntax
 from tritonize.passes.ast_tools import constant
-from tritonize.passes.math_table import MATH_CONSTANTS, MATH_TABLE, public_name
+from tritonize.passes.math_table import MATH_CONSTANTS, MATH_TABLE, PYTHON_FUNCTIONS, public_name
 
 SCALAR_BUILTINS = {"abs": abs, "min": min, "max": max, "float": float, "int": int, "bool": bool}
-MATH_MODULES = (math, tritonize_math)  # their functions with a row in the math table
-_MATH_FUNCTIONS = {id(getattr(m, n)): n for m in MATH_MODULES for n in MATH_TABLE if hasattr(m, n)}
-_MATH_FUNCTIONS[id(builtins.round)] = "round"  # a row of the math table, spelled as the builtin
+_MATH_FUNCTIONS = {id(function): name for name, function in PYTHON_FUNCTIONS.items()}
 
 
 ONLY_MODULES = "attribute access is only supported on modules (math.pi, math.exp)"
