@@ -76,10 +76,9 @@ def classify(label: str, value, annotation=None, read_as=None):
     if isinstance(value, numbers.Number) and not isinstance(value, complex):
         if hasattr(value, "item"):  # numpy scalars
             value = value.item()
-        if annotation is None and read_as is not None:
-            annotation = python_kind(read_as)
-        if annotation is not None:
-            value = convert_number(label, value, annotation)
+        number_type = converted_number_type(annotation, read_as)
+        if number_type is not None:
+            value = convert_number(label, value, number_type)
         if isinstance(value, bool):
             return VType(torch.bool, PYTHON), value
         if isinstance(value, int):
@@ -92,9 +91,12 @@ def classify(label: str, value, annotation=None, read_as=None):
                     f"got {type(value).__name__}")
 
 
-def python_kind(dtype: torch.dtype) -> type:
-    """The Python number type of a dtype's category: float, int or bool."""
-    return float if dtype.is_floating_point else bool if dtype == torch.bool else int
+def converted_number_type(annotation, read_as):
+    """What a number for a parameter is converted to (None: taken as it comes): its scalar
+    annotation, else the Python kind of its dtype annotation (float, int or bool)."""
+    if annotation is None and read_as is not None:
+        return float if read_as.is_floating_point else bool if read_as == torch.bool else int
+    return annotation
 
 
 def convert_number(label: str, value, annotation):

@@ -453,20 +453,15 @@ class PointwiseFunction:
             grid=grid, blocks=plan.blocks, warps=plan.warps, tiled=spec.tile is not None, device=plan.device,
             out_shape=plan.shape, out_strides=tuple(plan.outputs[0].tensor.stride()) if plan.outputs else (),
             out_dtypes=spec.out_dtypes, single=self.num_outputs == 1,
-            scalar_types=tuple(self._number_type(p.name) for p in spec.params if not p.is_tensor),
+            scalar_types=tuple(call.converted_number_type(self._ctx.scalar_annotations.get(p.name),
+                                                         self._ctx.read_as.get(p.name))
+                               for p in spec.params if not p.is_tensor),
             scalar_labels=tuple(p.name for p in spec.params if not p.is_tensor),
             extern_libs=extern_libs() if spec.toolkit_libdevice else None,
         )
         outputs = [o.tensor for o in plan.outputs]
         recipe.run([_kernel_operand(plan.kernel_values[p]) for p in self._params], outputs)
         return recipe, outputs
-
-    def _number_type(self, param: str):
-        """What a number for this parameter is converted to on each call (None: as it comes)."""
-        annotation = self._ctx.scalar_annotations.get(param)
-        if annotation is None and param in self._ctx.read_as:
-            return call.python_kind(self._ctx.read_as[param])
-        return annotation
 
     # -- inspection: dsl/display.py -------------------------------------------------------------
 
