@@ -5,7 +5,7 @@ bfloat16 for float cases, int32 for the integer-only ones; rows printed slowest 
 eager. This is the speed `tritonize.enable()` gives each aten op, less the host time of a call.
 
     python -m benchmarks.experiments.op_library [--dtypes float32,bfloat16] [--only id,id] [--contract]
-        [--config BLOCK/WARPS] [--compile] [--part K/N] [--graphs]
+        [--config BLOCK/WARPS] [--compile] [--part K/N] [--graphs] [--shape ROWSxCOLS] [--registers]
 
 `--compile` also times torch.compile of torch's function (static shapes, dynamo reset per row;
 agreement is still checked against eager) and sorts and counts rows against it instead: what a
@@ -17,7 +17,9 @@ time (guards, ~30-60 us) can exceed a 2^24 bfloat16 kernel's, and do_bench then 
 
 `--contract` compiles with fma contraction (Triton's default) instead of tritonize's
 `enable_fp_fusion=False` (benchmarks/experiments/fp_fusion.py): what contraction is worth per op;
-`--config` launches every flat walk with that block and warp count (call.LAUNCH_SHAPE_OVERRIDE).
+`--config` launches every flat walk with that block and warp count (call.LAUNCH_SHAPE_OVERRIDE);
+`--shape` times other sizes than 4096 x 4096 (e.g. 2048x2048 for 2^22 elements); `--registers`
+ends each row with the registers and spills per thread of the kernels tritonize launched for it.
 """
 from __future__ import annotations
 
@@ -81,11 +83,23 @@ def main():
     parser.add_argument("--compile", action="store_true")
     parser.add_argument("--part", default="1/1")
     parser.add_argument("--graphs", action="store_true")
+    parser.add_argument("--shape", default="x".join(map(str, SHAPE)))
+    parser.add_argument("--registers", action="store_true")
     options = parser.parse_args()
+    shape = tuple(map(int, options.shape.split("x")))
     if options.config:
         from tritonize import call
         block, warps = map(int, options.config.split("/"))
         call.LAUNCH_SHAPE_OVERRIDE = lambda sizes, tile: ((block,), warps) if tile is None else None
+    armed = []  # (registers, spills) of each kernel a recipe armed, for --registers
+    if options.registers:
+        from tritonize.decorator import LaunchRecipe
+        arm = LaunchRecipe.arm
+
+        def arm_and_count(recipe, compiled):
+            arm(recipe, compiled)
+            armed.append((compiled.n_regs, compiled.n_spills))
+        LaunchRecipe.arm = arm_and_count
     if options.contract:
         from benchmarks.experiments.fp_fusion import contract_again
         contract_again()
@@ -97,7 +111,7 @@ def main():
           + (f"; flat walks in blocks of {options.config}" if options.config else "")
           + (f"; rows of part {options.part}" if options.part != "1/1" else ""), flush=True)
     copy = copy_bandwidth("cuda")
-    print(f"# peak copy {copy / 1e9:.0f} GB/s; shape {SHAPE}; columns: case, dtype, tritonize us, eager us, "
+    print(f"# peak copy {copy / 1e9:.0f} GB/s; shape {shape}; columns: case, dtype, tritonize us, eager us, "
           f"eager/tritonize, tritonize % of peak copy, agreement with eager"
           + (", torch.compile us, compile/tritonize, its agreement with eager" if options.compile else ""), flush=True)
     part, parts = map(int, options.part.split("/"))
@@ -106,7 +120,8 @@ def main():
     started = time.time()
     chosen = [(case, dtype) for case in CASES if not only or case.id in only for dtype in dtypes_of(case, wanted)]
     for case, dtype in chosen[part - 1::parts]:
-        args = make_args(case, dtype, generator, device="cuda", shape=SHAPE)
+        args = make_args(case, dtype, generator, device="cuda", shape=shape)
+        armed.clear()
         ours = lambda: case.ours(*args, **case.kwargs)
         theirs = lambda: case.theirs(*args, **case.kwargs)
         try:
@@ -126,7 +141,7 @@ def main():
                 print(f"# {case.id} {str(dtype)[6:]}: torch.compile failed: {type(error).__name__}: {error}",
                       flush=True)
         if options.graphs:
-            sets = [args] + [make_args(case, dtype, generator, device="cuda", shape=SHAPE)
+            sets = [args] + [make_args(case, dtype, generator, device="cuda", shape=shape)
                              for _ in range(rotating_sets(moved) - 1)]
             measures = {name: lambda fn=fn: graph_us([lambda a=a: fn(*a, **case.kwargs) for a in sets])
                         for name, fn in systems.items()}
@@ -145,7 +160,8 @@ def main():
         if compiled_us is not None:
             row += (compiled_us, compiled_us / ours_us, compiled_agrees)
         rows.append(row)
-        print(line(row), flush=True)
+        print(line(row) + ("  regs " + ",".join(f"{r}/{s}" for r, s in armed) if options.registers else ""),
+              flush=True)
         del args
     against = "torch.compile" if options.compile else "eager"
     ratio_of = (lambda r: r[8]) if options.compile else (lambda r: r[4])
