@@ -419,7 +419,8 @@ LAUNCH_SHAPE_OVERRIDE = None
 
 def launch_shape(device: torch.device, sizes: tuple, tile, costly_calls: int = 0,
                  gathered: bool = False, element_bytes: int = 4, vectors: bool = True,
-                 dependent: bool = False, bytes_per_element: float = 0.0) -> tuple[tuple, int]:
+                 dependent: bool = False, bytes_per_element: float = 0.0,
+                 wide_threads: bool = False) -> tuple[tuple, int]:
     """(blocks, warps) of a launch: BLOCK for a flat walk or the tile's edges, and num_warps.
     `costly_calls`: how many calls of exp, erf, sin, ... (math_table's costly rows) the kernel
     makes per element (math_table.costly_calls); `gathered`: some input's innermost stride is
@@ -427,7 +428,8 @@ def launch_shape(device: torch.device, sizes: tuple, tile, costly_calls: int = 0
     written in lines (see line_bytes); `vectors`: a tile's lines can be read and written in
     vectors (see tile_vectors); `dependent`: the launch is a programmatic dependent (see
     dependent_launch), whose flat programs move at least DEPENDENT_PROGRAM_BYTES, at
-    `bytes_per_element` (moved_bytes over the element count; see dependent_block)."""
+    `bytes_per_element` (moved_bytes over the element count; see dependent_block); `wide_threads`:
+    its math gains from more elements a thread (math_table.gains_from_wide_threads)."""
     if LAUNCH_SHAPE_OVERRIDE is not None:
         chosen = LAUNCH_SHAPE_OVERRIDE(sizes, tile)
         if chosen is not None:
@@ -467,18 +469,20 @@ def launch_shape(device: torch.device, sizes: tuple, tile, costly_calls: int = 0
         else:
             block, warps = CUDA_BLOCK, CUDA_WARPS
         if dependent:
-            block, warps = dependent_block(block, warps, bytes_per_element, element_bytes, gathered)
+            block, warps = dependent_block(block, warps, bytes_per_element, element_bytes, gathered,
+                                           wide_threads)
         return (block,), warps
     return (min(CPU_MAX_BLOCK, max(16, _next_power_of_two(math.prod(sizes)))),), 1
 
 
 def dependent_block(block: int, warps: int, bytes_per_element: float, element_bytes: int,
-                    gathered: bool) -> tuple[int, int]:
+                    gathered: bool, wide_threads: bool = False) -> tuple[int, int]:
     """(block, warps) of a flat walk launched as a programmatic dependent: `block` doubled (at most
     DEPENDENT_BLOCK_GROWTH times over) until a program moves DEPENDENT_PROGRAM_BYTES, at
     `bytes_per_element`. A grown block of loads in vectors keeps the elements each thread had:
     one 16-byte vector of a 1-byte operand, 8 elements of wider ones (CUDA_BLOCK's 8 with 4 warps);
-    a gathered walk keeps its warps (more elements per thread)."""
+    a gathered walk keeps its warps (more elements per thread), and so does a 16-bit one whose math
+    gains from more elements a thread (`wide_threads`: see math_table.WIDE_THREAD_ROWS)."""
     # An H200 starts the programs of a dependent launch at most about one per 1.25 ns (half as
     # many as without PDL): 2^26 elements in blocks of 1024 and of 512 took 83.6 and 162 us, in
     # bfloat16 and float32 alike. Its copy bandwidth (4.25 TB/s) needs programs of 5.3 KB at that
@@ -490,7 +494,7 @@ def dependent_block(block: int, warps: int, bytes_per_element: float, element_by
     while bytes_per_element and grown * bytes_per_element < DEPENDENT_PROGRAM_BYTES \
             and grown < block * DEPENDENT_BLOCK_GROWTH:
         grown *= 2
-    if grown == block or gathered:
+    if grown == block or gathered or (wide_threads and element_bytes <= NARROW_ELEMENT_BYTES):
         return grown, warps
     elements_per_thread = max(8, 16 // element_bytes)
     return grown, max(warps, grown // (32 * elements_per_thread))

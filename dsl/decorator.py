@@ -20,7 +20,7 @@ from tritonize.errors import ArgumentCountError, CallError, OutArgumentError, Un
 from tritonize.passes import (ParamSpec, Specialization, derive_backward, generate_module, infer_output_types,
                               run_frontend)
 from tritonize.passes.ast_tools import names_read
-from tritonize.passes.math_table import costly_calls, prefers_toolkit_libdevice
+from tritonize.passes.math_table import costly_calls, gains_from_wide_threads, prefers_toolkit_libdevice
 from tritonize.passes.type_rules import PYTHON, SHORT_NAMES
 from tritonize.promotion import normalize, output_dtype
 from tritonize.view import StridedView
@@ -58,6 +58,7 @@ class PointwiseFunction:
     def _setup(self, ctx, promotion, signature):
         self._ctx = ctx
         self._costly_calls = costly_calls(ctx.tree)  # chooses launch shapes (call.launch_shape)
+        self._wide_threads = gains_from_wide_threads(ctx.tree)  # see call.dependent_block
         self._toolkit_libdevice = prefers_toolkit_libdevice(ctx.tree)  # see Specialization.toolkit_libdevice
         # the parameters the function reads: a tensor it never reads is not loaded (fill's input),
         # so its bytes do not count in call.moved_bytes
@@ -321,7 +322,8 @@ class PointwiseFunction:
                                           moved)
         blocks, warps = call.launch_shape(device, tuple(sizes), tile, self._costly_calls, gathered=gathered,
                                           element_bytes=element_bytes, vectors=vectors, dependent=dependent,
-                                          bytes_per_element=moved / max(1, math.prod(sizes)))
+                                          bytes_per_element=moved / max(1, math.prod(sizes)),
+                                          wide_threads=self._wide_threads)
         index_dtype = torch.int32 if call.fits_int32(sizes, merged, math.prod(blocks)) else torch.int64
         plan = call.CallPlan(shape, device, vtypes, kernel_values, inputs, outputs, tuple(sizes), index_dtype,
                              blocks, warps, moved)

@@ -202,7 +202,7 @@ def explain(function, args, kwargs, out) -> Text:
         row("index width", "int32: the element count and every operand's offsets fit in int32")
     else:
         row("index width", "int64: the element count or some operand's offsets do not fit in int32")
-    row("runs on", _runs_on(plan, spec, function._costly_calls))
+    row("runs on", _runs_on(plan, spec, function._costly_calls, function._wide_threads))
     row("kernel key", _key_words(spec))
     if numel == 0:
         row("module", "none: a call with no elements launches nothing")
@@ -239,7 +239,7 @@ def _layout_note(plan, tensor, given) -> str:
     return f" (dims innermost first {tuple(order)}: the inputs' memory order, as TensorIterator does)"
 
 
-def _runs_on(plan, spec, costly_calls: int = 0) -> str:
+def _runs_on(plan, spec, costly_calls: int = 0, wide_threads: bool = False) -> str:
     launch = ""
     if plan.numel > 0:
         edges = f"tiles of {' x '.join(map(str, plan.blocks))}" if spec.tile else f"BLOCK {plan.blocks[0]}"
@@ -275,7 +275,10 @@ def _runs_on(plan, spec, costly_calls: int = 0) -> str:
             if not spec.tile and plan.numel:
                 moved = plan.moved_bytes / plan.numel * plan.blocks[0]
                 kept += (f"; a block moves {moved / 1024:.1f} KiB (such programs start at most about one per "
-                         f"1.25 ns, so a flat block grows to move {call.DEPENDENT_PROGRAM_BYTES // 1024} KiB)")
+                         f"1.25 ns, so a flat block grows to move {call.DEPENDENT_PROGRAM_BYTES // 1024} KiB), "
+                         f"{plan.blocks[0] // (32 * plan.warps)} elements a thread")
+                if wide_threads and plan.blocks[0] // (32 * plan.warps) > 8:
+                    kept += " (its math gains from more of them: math_table.WIDE_THREAD_ROWS)"
         return (f"{plan.device}, compiled by Triton (at the first launch of this specialization){launch}, "
                 f"{plan.warps} warps{kept}")
     return f"the CPU, through Triton's interpreter{launch}"

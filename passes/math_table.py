@@ -119,6 +119,28 @@ def prefers_toolkit_libdevice(tree: ast.AST) -> bool:
     return bool(called & TOOLKIT_FASTER) and not called & TOOLKIT_SLOWER
 
 
+# Rows whose 16-bit kernels run faster with 16 elements a thread than with 8 where a dependent
+# launch grows a flat block (call.dependent_block): more math in flight per thread. On an H200,
+# bfloat16 unary ops from the op library at 2^24 and 2^26 (dependent launches; blocks of 2048 with 4
+# warps against 8): sin, cos, log1p, atanh, gelu (erf), gelu_tanh (tanh), logit (log), selu
+# (expm1) and the rest of these 3-15% faster; kernels of exp, exp2, rsqrt, sigmoid, silu, cosh,
+# acosh or erfc alone, already near the copy bandwidth, 1-2% slower, and lgamma 16-18% slower
+# (benchmarks/results/experiment_wide_threads_h200.txt). exp and exp2 may come along (softplus,
+# mish, logsigmoid gained); any other costly call keeps 8 elements a thread.
+WIDE_THREAD_ROWS = {"log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "tanh",
+                    "asinh", "atanh", "erf", "expm1"}
+WIDE_THREAD_COMPANIONS = {"exp", "exp2"}
+
+
+def gains_from_wide_threads(tree: ast.AST) -> bool:
+    """Does this (inlined) function call a row of WIDE_THREAD_ROWS, and no costly math but those
+    and WIDE_THREAD_COMPANIONS (see call.dependent_block)?"""
+    costly = {math_name(node) for node in ast.walk(tree) if is_math_call(node) and MATH_TABLE[math_name(node)].costly}
+    if any(map(_costly_power, ast.walk(tree))):
+        costly.add("pow")
+    return bool(costly & WIDE_THREAD_ROWS) and costly <= WIDE_THREAD_ROWS | WIDE_THREAD_COMPANIONS
+
+
 # Rows whose float32 composite only beats the libdevice Triton 3.6 bundles: with a CUDA toolkit's
 # (Specialization.toolkit_libdevice) libdevice's own atanf and atan2f run as fast or faster and
 # give eager's results bit for bit (benchmarks/results/experiment_libdevice_h200.txt); erf's and

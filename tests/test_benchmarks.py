@@ -352,6 +352,50 @@ def test_dependent_flat_blocks_grow_until_a_program_moves_6_kib(monkeypatch):
         call.launch_shape(cuda, (4096, 4096), tile)
 
 
+def test_dependent_16_bit_blocks_of_wide_thread_math_keep_their_warps(monkeypatch):
+    """call.dependent_block with `wide_threads`: a grown 16-bit block keeps 4 warps (16 elements a
+    thread) where the kernel's math gains from it (math_table.gains_from_wide_threads); wider
+    operands, blocks that do not grow and launches that are not dependent keep their shapes."""
+    monkeypatch.setattr(call, "device_threads", lambda device: 132 * 2048)
+    # (bytes per element, widest line element) -> (block, warps) with wide_threads
+    cases = {(4.0, 2): (2048, 4),  # bfloat16 unary: 16 elements a thread, not 8
+             (2.0, 1): (4096, 4),  # bool -> bool: 32 a thread
+             (6.0, 2): (1024, 4),  # bfloat16 binary: not grown
+             (5.0, 4): (2048, 8)}  # float32 -> bool: 4-byte lines keep 8 a thread
+    for (per_element, width), expected in cases.items():
+        assert call.dependent_block(1024, 4, per_element, width, False, wide_threads=True) == expected
+        assert call.dependent_block(1024, 4, per_element, width, False)[0] == expected[0]
+    cuda = torch.device("cuda", 0)
+    shape = dict(element_bytes=2, bytes_per_element=4.0, costly_calls=1)
+    assert call.launch_shape(cuda, (2**24,), None, dependent=True, wide_threads=True, **shape) == ((2048,), 4)
+    assert call.launch_shape(cuda, (2**24,), None, dependent=True, **shape) == ((2048,), 8)
+    assert call.launch_shape(cuda, (2**24,), None, wide_threads=True, **shape) == ((1024,), 4)
+
+
+def test_which_math_gains_from_wide_threads():
+    """math_table.gains_from_wide_threads: a call of a WIDE_THREAD_ROWS row (log, sin, erf,
+    expm1, ...), exp and exp2 allowed beside it, no other costly math and no pow; the op library's
+    kernels measured to gain do, those measured to lose do not."""
+    import ast
+
+    from tritonize.ops import activations, math_ops
+    from tritonize.passes.math_table import gains_from_wide_threads
+
+    def gains(source):
+        return gains_from_wide_threads(ast.parse(source))
+
+    assert gains("math.sin(x)") and gains("math.log1p(math.exp(x)) * 2 + abs(x)")
+    assert gains("math.tanh(math.log1p(math.exp(x))) + x ** 2")
+    assert not gains("math.exp(x)") and not gains("1 / (1 + math.exp(-x))") and not gains("x + 1")
+    assert not gains("math.sin(x) + math.lgamma(x)") and not gains("math.log(x) ** y")
+    assert not gains("math.cosh(x)") and not gains("math.erfc(x) + math.erf(x)")
+    for kernel in (activations.elu_kernel, activations.gelu_kernel, activations.gelu_tanh_kernel,
+                   activations.mish_kernel, activations.softplus_kernel):
+        assert kernel._wide_threads, kernel
+    for kernel in (activations.silu_kernel, math_ops.sigmoid_kernel):
+        assert not kernel._wide_threads, kernel
+
+
 def test_cuda_launch_shape_rule(monkeypatch):
     """Flat CUDA launches take 1024 with 4 warps, and 512 for costly math while every element
     fits in one wave of the device's threads at 4 per thread; tiles take 4096 elements, fewer

@@ -228,6 +228,10 @@ def test_runs_on_says_what_a_dependent_flat_block_moves():
     cuda_plan = dataclasses.replace(plan, device=torch.device("cuda", 0), blocks=(2048,), warps=8)
     dependent = display._runs_on(cuda_plan, dataclasses.replace(spec, device_type="cuda", dependent_launch=True))
     assert "a block moves 8.0 KiB" in dependent and "grows to move 6 KiB" in dependent, dependent
+    assert "8 elements a thread" in dependent and "gains" not in dependent, dependent
+    wide_plan = dataclasses.replace(cuda_plan, warps=4)
+    wide = display._runs_on(wide_plan, dataclasses.replace(spec, device_type="cuda", dependent_launch=True), 1, True)
+    assert "16 elements a thread (its math gains from more of them" in wide, wide
     plain = display._runs_on(cuda_plan, dataclasses.replace(spec, device_type="cuda"))
     assert "a block moves" not in plain and "a block moves" not in display._runs_on(plan, spec)
 
