@@ -113,10 +113,16 @@ TOOLKIT_SLOWER = {"acos", "asin", "fmod", "ldexp"}
 
 def prefers_toolkit_libdevice(tree: ast.AST) -> bool:
     """Does this (inlined) function run faster linked with a CUDA toolkit's libdevice?"""
-    called = {math_name(node) for node in ast.walk(tree) if is_math_call(node)}
+    called = costly_rows(tree)
+    return bool(called & TOOLKIT_FASTER) and not called & TOOLKIT_SLOWER
+
+
+def costly_rows(tree: ast.AST) -> set:
+    """The costly rows this (inlined) function calls, "pow" for a `**` that lowers to a pow call."""
+    called = {math_name(node) for node in ast.walk(tree) if is_math_call(node) and MATH_TABLE[math_name(node)].costly}
     if any(map(_costly_power, ast.walk(tree))):
         called.add("pow")
-    return bool(called & TOOLKIT_FASTER) and not called & TOOLKIT_SLOWER
+    return called
 
 
 # Rows whose 16-bit kernels run faster with 16 elements a thread than with 8 where a dependent
@@ -135,10 +141,8 @@ WIDE_THREAD_COMPANIONS = {"exp", "exp2"}
 def gains_from_wide_threads(tree: ast.AST) -> bool:
     """Does this (inlined) function call a row of WIDE_THREAD_ROWS, and no costly math but those
     and WIDE_THREAD_COMPANIONS (see call.dependent_block)?"""
-    costly = {math_name(node) for node in ast.walk(tree) if is_math_call(node) and MATH_TABLE[math_name(node)].costly}
-    if any(map(_costly_power, ast.walk(tree))):
-        costly.add("pow")
-    return bool(costly & WIDE_THREAD_ROWS) and costly <= WIDE_THREAD_ROWS | WIDE_THREAD_COMPANIONS
+    called = costly_rows(tree)
+    return bool(called & WIDE_THREAD_ROWS) and called <= WIDE_THREAD_ROWS | WIDE_THREAD_COMPANIONS
 
 
 # Rows whose float32 composite only beats the libdevice Triton 3.6 bundles: with a CUDA toolkit's
