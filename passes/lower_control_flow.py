@@ -111,17 +111,20 @@ class LowerControlFlow:
                 return [self.substitute(e, env) for e in elements], statement
             elif isinstance(statement, ast.If):
                 rest = statements[index + 1:]
-                result = self.lower_if(statement, env, rest)
+                test = self.substitute(statement.test, env)
+                if isinstance(test, ast.Constant):
+                    # a constant condition keeps one branch, lowered with the rest of this
+                    # sequence (a return in it ends the sequence there), which it thereby consumes
+                    return self.lower((statement.body if test.value else statement.orelse) + rest, env)
+                result = self.lower_if(statement, test, env, rest)
                 if result is not None:
                     return result
             else:  # CheckSubset and DesugarAssignments leave nothing else
                 raise ControlFlowError(f"unexpected {type(statement).__name__}", self.ctx.location(statement))
         return None
 
-    def lower_if(self, node: ast.If, env, rest):
-        test = self.substitute(node.test, env)
-        if isinstance(test, ast.Constant):  # a constant condition keeps one branch
-            return self.lower((node.body if test.value else node.orelse) + rest, env)
+    def lower_if(self, node: ast.If, test: ast.expr, env, rest):
+        """Lower an `if` whose condition `test` (substituted) is not a constant."""
         condition = self.define("cond", ast.copy_location(ast.Call(func=name("bool"), args=[test], keywords=[]), node.test), node)
         returns = _contains_return(node)
         # a branch that may return carries the rest of the function with it

@@ -802,6 +802,30 @@ def test_lower_constant_conditions_keep_one_branch():
     """)
 
 
+def constant_condition_in_a_branch(x):
+    if x > 0:
+        pass
+    else:
+        if True:
+            pass
+        elif x > 1:
+            pass
+        x += 1.0
+    return x
+
+
+def test_lower_a_constant_condition_in_a_branch_lowers_what_follows_it_once():
+    """The statements after a constant `if` inside a branch are lowered with the branch it keeps,
+    and not again after it: `x += 1.0` was applied twice (a Hypothesis program found it)."""
+    assert after(constant_condition_in_a_branch, LowerControlFlow) == expected("""
+        def constant_condition_in_a_branch(x):
+            cond = bool(x > 0)
+            x_1 = x + 1.0
+            x_2 = x if cond else x_1
+            return x_2
+    """)
+
+
 def same_value_both_branches(x):
     if x > 0:
         y = x * 2
