@@ -172,7 +172,7 @@ class BuildKernel:
             if param_spec.loaded_dtype != read_as:  # a parameter annotated with a dtype
                 load = self.converted(load, param_spec)
             if compute_dtype(read_as) != read_as:  # half types compute in float32
-                load = expr("v.to(D)", v=load, D=expr(triton_dtype(compute_dtype(read_as))))
+                load = cast_value(Lowered(load, param_spec.vtype, read_as), compute_dtype(read_as), spec=self.spec)
             statements.append(assign(param, load))
         return statements
 

@@ -57,6 +57,12 @@ def cast_value(value: Lowered, dtype: torch.dtype, bare_literal_ok: bool = False
         return expr("tl.full(shape, v, D)", shape=shape, v=constant(literal), D=expr(triton_dtype(dtype)))
     if value.dtype == dtype:
         return value.node
+    if value.dtype == torch.bfloat16 and spec is not None and spec.scalars_as_blocks:
+        # Triton's interpreter widens bfloat16 subnormals wrongly (its float conversion clamps their
+        # exponent: 9.2e-41 became 0) and has no bfloat16 arithmetic; bfloat16 is float32's top
+        # half, so widen on the bits and go on from float32
+        widened = Lowered(expr("portable_bfloat16_to_float32(v)", v=value.node), value.vtype, torch.float32)
+        return cast_value(widened, dtype, bare_literal_ok, spec)
     if dtype == torch.bool:
         return expr("v != 0", v=value.node)
     integer = not value.dtype.is_floating_point and value.dtype != torch.bool
@@ -214,7 +220,7 @@ class LowerToTriton:
     def round_to(self, value: ast.expr, dtype: torch.dtype) -> ast.expr:
         """A float32 value rounded to the nearest `dtype` (a 16-bit float), held in float32."""
         rounded = cast_value(Lowered(value, None, torch.float32), dtype, spec=self.spec)
-        return expr("v.to(tl.float32)", v=rounded)
+        return cast_value(Lowered(rounded, None, dtype), torch.float32, spec=self.spec)
 
     def lower_UnaryOp(self, node):
         operand = self.lower(node.operand)

@@ -1166,6 +1166,11 @@ def portable_pow(a, b):
     return r
 
 
+def portable_bfloat16_to_float32(x):
+    """bfloat16 -> float32 on the bits, exact for subnormals too (Triton's interpreter clamps their exponent)."""
+    return (x.to(tl.int16, bitcast=True).to(tl.int32) << 16).to(tl.float32, bitcast=True)
+
+
 def portable_round_to_bfloat16(x):
     """float32 -> bfloat16 rounding to nearest even, done on the bits (Triton's interpreter truncates)."""
     bits = x.to(tl.int32, bitcast=True)

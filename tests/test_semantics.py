@@ -238,6 +238,35 @@ def test_no_opmath_rounds_every_half_operation(device):
         assert not torch.equal(once(x, y), in_dtype)  # one rounding differs somewhere
 
 
+def test_bfloat16_subnormals_are_read_and_rounded_exactly(device):
+    """Every bfloat16 subnormal and zero, read by a kernel: widened into a float32 output, through
+    opmath arithmetic, as a bool, and through no_opmath products that round to subnormals, all as
+    torch gives them. Triton's interpreter widened bfloat16 subnormals wrongly (9.2e-41 became 0),
+    so CPU kernels widen bfloat16 on the bits (lower_to_triton.cast_value)."""
+    @pointwise(promotion=torch.float32)
+    def widened(x):
+        return x
+
+    @pointwise
+    def doubled_plus_one(x):
+        return x * 2.0 + 1.0
+
+    @pointwise(promotion="always_bool")
+    def truthy(x):
+        return bool(x)
+
+    @pointwise(promotion="no_opmath")
+    def halved_twice(x):
+        return x * 0.5 * 0.5
+
+    bits = torch.cat([torch.arange(0, 128), torch.arange(-32768, -32768 + 128)]).to(torch.int16)
+    x = bits.view(torch.bfloat16).to(device)
+    _bitwise_equal(widened(x).cpu(), x.cpu().float())
+    _bitwise_equal(doubled_plus_one(x).cpu(), (x.cpu().float() * 2.0 + 1.0).bfloat16())
+    assert torch.equal(truthy(x).cpu(), x.cpu() != 0)
+    _bitwise_equal(halved_twice(x).cpu(), x.cpu() * 0.5 * 0.5)
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_products_and_sums_round_separately_as_in_python(device, dtype):
     """No fma contraction: fused into fma(x, y, -p), p - p for p = x * y came out as the
