@@ -108,6 +108,26 @@ def test_float_floor_division_and_remainder_match_torch(dtype, device):
     assert torch.equal(got[~got.isnan()], expected[~expected.isnan()])
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
+def test_float32_floor_division_gives_c10s_results_bit_for_bit(dtype, device):
+    """Float32 `//` (16-bit ones compute in it) lowers to the floor of the correctly rounded
+    quotient with an fma's correction, and c10's fmod formula in the band 2^22..2^25 of
+    quotients only: bit for bit what c10's div_floor_floating gives, over random bit patterns
+    and dividends near multiples of the divisor (the band among them). The reference is that
+    formula computed element by element with C's fmod (torch's vectorized CPU fmod is not C's
+    for subnormal divisors)."""
+    from benchmarks.experiments.floor_divide import eager_formula, float32_pairs
+
+    a, b = float32_pairs(torch.Generator().manual_seed(3), 2048)
+    if dtype != torch.float32:
+        a, b = a.to(dtype), b.to(dtype)
+    expected = eager_formula(a.float(), b.float()).to(dtype)
+    _bitwise_equal(floordiv(a.to(device), b.to(device)).cpu(), expected)
+    a_number, b_tensor = float(a[7]), b[:64]  # a number dividend: a scalar of the kernel
+    _bitwise_equal(floordiv(a_number, b_tensor.to(device)).cpu(),
+                   eager_formula(torch.full((64,), a_number, dtype=dtype).float(), b_tensor.float()).to(dtype))
+
+
 def test_python_numbers_floor_like_python():
     for x, y in [(7, 2), (-7, 2), (7, -2), (-7.5, 2), (7.5, -2.0), (-0.0, 3.0)]:
         assert floordiv(x, y).item() == x // y
