@@ -268,8 +268,10 @@ def check(program, fn, plain, args, kwargs, shape, device):
             g = got[k][index]
             if agree(g, want[k], t.kind, strict, signed_zeros):
                 continue
-            if not strict and t.kind == F and explained_by_nudges(g, plain, index_args, index_kwargs, k,
-                                                                  len(program.outs)):
+            # an int output of an inexact program (int(pow(2, 4.0)): 15 from a result an ulp low)
+            # is as ill-conditioned at its integer boundaries as a float one
+            if not strict and t.kind in (F, I) and explained_by_nudges(g, plain, index_args, index_kwargs, k,
+                                                                       len(program.outs)):
                 event("a mismatch explained by nudged inputs")
                 continue
             raise AssertionError(
