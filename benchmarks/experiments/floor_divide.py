@@ -134,16 +134,20 @@ def sampled(rounds: int) -> None:
     """float32: rounds x 2^22 pairs of float32_pairs through the candidates against c10's formula."""
     generator = torch.Generator().manual_seed(0)
     candidates = {"exact_floor": exact_floor, "banded": banded, "banded_without_fmod": banded_without_fmod}
-    found, in_band, pairs = dict.fromkeys(candidates, 0), 0, 0
+    found, outside, in_band, pairs = dict.fromkeys(candidates, 0), dict.fromkeys(candidates, 0), 0, 0
     for _ in range(rounds):
         a, b = float32_pairs(generator, 2**21)
         reference = eager_formula(a, b)
         quotient = (a / b).abs()
-        in_band += int(((quotient >= BAND_LOW) & (quotient < BAND_HIGH)).sum())
+        band = (quotient >= BAND_LOW) & (quotient < BAND_HIGH)
+        in_band += int(band.sum())
         for name, candidate in candidates.items():
-            found[name] += int(differ(candidate(a, b), reference).sum())
+            wrong = differ(candidate(a, b), reference)
+            found[name] += int(wrong.sum())
+            outside[name] += int((wrong & ~band).sum())
         pairs += a.numel()
-    print(f"float32: {pairs} sampled pairs, {in_band} in the band; differing from c10's formula: {found}", flush=True)
+    print(f"float32: {pairs} sampled pairs, {in_band} in the band; differing from c10's formula: {found}; "
+          f"of those outside the band: {outside}", flush=True)
 
 
 def exhaustive(dtype, step: int) -> None:
