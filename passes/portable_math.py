@@ -1144,7 +1144,11 @@ def portable_pow(a, b):
     p = p1 + p2
     pe = ((p1 - p) + p2) + (bl * lhl + b * ll)
     pe = tl.where(tl.abs(p) < 1000.0, pe, tl.full(p.shape, 0.0, tl.float64))
-    mag = tl.where(p > 709.0, (tl.math.exp(p - 1.0) * (1.0 + pe)) * 2.718281828459045, tl.math.exp(p) * (1.0 + pe))
+    # exp(p + pe) = e + e * pe (e finite): 1.0 + pe would round pe to a multiple of 2^-53, an ulp
+    big = p > 709.0
+    e = tl.math.exp(tl.where(big, p - 1.0, p))
+    e = tl.where(tl.abs(e) < float("inf"), e + e * pe, e)
+    mag = tl.where(big, e * 2.718281828459045, e)
     # zero and infinite |a|, pow(|a|, +-inf)
     mag = tl.where(ax == 0.0, tl.where(b < 0.0, float("inf"), tl.full(b.shape, 0.0, tl.float64)), mag)
     mag = tl.where(ax == float("inf"), tl.where(b < 0.0, tl.full(b.shape, 0.0, tl.float64), float("inf")), mag)
