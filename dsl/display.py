@@ -274,10 +274,11 @@ def _runs_on(plan, spec, costly_calls: int = 0, wide_threads: bool = False) -> s
                      "waits for before its first load")
             if not spec.tile and plan.numel:
                 moved = plan.moved_bytes / plan.numel * plan.blocks[0]
+                per_thread = plan.blocks[0] // (32 * plan.warps)
                 kept += (f"; a block moves {moved / 1024:.1f} KiB (such programs start at most about one per "
                          f"1.25 ns, so a flat block grows to move {call.DEPENDENT_PROGRAM_BYTES // 1024} KiB), "
-                         f"{plan.blocks[0] // (32 * plan.warps)} elements a thread")
-                if wide_threads and plan.blocks[0] // (32 * plan.warps) > 8:
+                         f"{per_thread} elements a thread")
+                if wide_threads and per_thread > 8:
                     kept += " (its math gains from more of them: math_table.WIDE_THREAD_ROWS)"
         return (f"{plan.device}, compiled by Triton (at the first launch of this specialization){launch}, "
                 f"{plan.warps} warps{kept}")

@@ -110,6 +110,10 @@ def band_formula(a, b):
 banded, banded_without_fmod = in_band(eager_formula), in_band(band_formula)
 
 
+# the formulas checked against c10's (eager_formula), by name
+CANDIDATES = {"exact_floor": exact_floor, "banded": banded, "banded_without_fmod": banded_without_fmod}
+
+
 def differ(x, y):
     """Where two results differ bit for bit (any NaN equals any NaN; zeros by their sign)."""
     same = (x == y) & (torch.signbit(x) == torch.signbit(y))
@@ -133,15 +137,14 @@ def float32_pairs(generator, count: int) -> tuple:
 def sampled(rounds: int) -> None:
     """float32: rounds x 2^22 pairs of float32_pairs through the candidates against c10's formula."""
     generator = torch.Generator().manual_seed(0)
-    candidates = {"exact_floor": exact_floor, "banded": banded, "banded_without_fmod": banded_without_fmod}
-    found, outside, in_band, pairs = dict.fromkeys(candidates, 0), dict.fromkeys(candidates, 0), 0, 0
+    found, outside, in_band, pairs = dict.fromkeys(CANDIDATES, 0), dict.fromkeys(CANDIDATES, 0), 0, 0
     for _ in range(rounds):
         a, b = float32_pairs(generator, 2**21)
         reference = eager_formula(a, b)
         quotient = (a / b).abs()
         band = (quotient >= BAND_LOW) & (quotient < BAND_HIGH)
         in_band += int(band.sum())
-        for name, candidate in candidates.items():
+        for name, candidate in CANDIDATES.items():
             wrong = differ(candidate(a, b), reference)
             found[name] += int(wrong.sum())
             outside[name] += int((wrong & ~band).sum())
@@ -154,14 +157,13 @@ def exhaustive(dtype, step: int) -> None:
     """Every pair of dtype values (every step-th divisor) through the candidates and c10's
     formula in float32, each result rounded to dtype: how many differ."""
     values = torch.arange(-32768, 32768, dtype=torch.int32).to(torch.int16).view(dtype).float()
-    candidates = {"exact_floor": exact_floor, "banded": banded, "banded_without_fmod": banded_without_fmod}
-    started, pairs, found = time.time(), 0, dict.fromkeys(candidates, 0)
+    started, pairs, found = time.time(), 0, dict.fromkeys(CANDIDATES, 0)
     examples = []
     for first in range(0, 65536, 256 * step):
         b = values[first:first + 256 * step:step].repeat_interleave(65536)
         a = values.repeat(b.numel() // 65536)
         reference = eager_formula(a, b).to(dtype).float()
-        for name, candidate in candidates.items():
+        for name, candidate in CANDIDATES.items():
             wrong = differ(candidate(a, b).to(dtype).float(), reference)
             found[name] += int(wrong.sum())
             if wrong.any() and len(examples) < 8:
