@@ -313,7 +313,12 @@ class LowerToTriton:
             if divisor is b:
                 return quotient
             return expr("tl.where(b == 0, 0, q)", b=b, q=quotient)
-        # torch's div_floor_floating (c10/util/generic_math.h), which Python's float // matches
+        if dtype == torch.float32:
+            return self.float32_floor_divide(a, b)
+        return self.eager_floor_divide(a, b, dtype)
+
+    def eager_floor_divide(self, a, b, dtype):
+        """torch's div_floor_floating (c10/util/generic_math.h), which Python's float // matches."""
         mod = self.hoist(Lowered(self.fmod(a, b), None, dtype), "mod").node
         # correctly rounded: an ulp off here survives the floor (1e30 // 0.3 on the GPU)
         exact = self.divide(expr("a - mod", a=a, mod=mod), b, dtype)
@@ -324,6 +329,46 @@ class LowerToTriton:
         floor = expr("tl.where(div - fl > 0.5, fl + 1, fl)", div=div, fl=floor)
         zero = self.copysign_zero(expr("a / b", a=a, b=b), dtype)
         return expr("tl.where(b == 0, a / b, tl.where(div != 0, fl, z))", a=a, b=b, div=div, fl=floor, z=zero)
+
+    def float32_floor_divide(self, a, b):
+        """eager_floor_divide's results without its fmod: floor(q) of the correctly rounded
+        quotient q = a / b, one step down where q is an integer the exact quotient lies below
+        (the sign of r = a - floor(q) * b, from an fma); NaN for an infinite dividend, as eager's
+        fmod makes it. That is the exact floor, and eager's result but where 2^22 <= |q| < 2^25,
+        where eager rounds a - fmod(a, b) to float32 and differs; there it is eager's formula,
+        with trunc(a / b) and fmod(a, b) derived from r (exact there: |a / b - floor(q)| < 1)."""
+        # benchmarks/experiments/floor_divide.py: every pair of bfloat16 values and 33.5M float32
+        # pairs (random bits, near multiples of the divisor, special values) give c10's results
+        def lowered(node, base, dtype=torch.float32):
+            return self.hoist(Lowered(node, None, dtype), base).node
+
+        q = lowered(expr("tl.math.div_rn(a, b)", a=a, b=b), "q")
+        floor = lowered(expr("tl.floor(q)", q=q), "fl")
+        if self.spec.portable_math:  # the interpreter's fma rounds twice (Triton 3.6); float64 holds a - fl * b
+            product = expr("(a.to(tl.float64) - fl.to(tl.float64) * b.to(tl.float64)).to(tl.float32)", a=a, b=b,
+                           fl=floor)
+        else:
+            product = expr("tl.fma(-fl, b, a)", a=a, b=b, fl=floor)
+        # a where floor(q) is 0: b may be infinite, and 0 * inf is NaN
+        residual = lowered(expr("tl.where(fl == 0, a, r)", a=a, fl=floor, r=product), "r")
+        below = lowered(expr("(r != 0) & ((r < 0) != (b < 0))", r=residual, b=b), "below", torch.bool)
+        exact = expr("tl.where((q == fl) & below, fl - 1, fl)", q=q, fl=floor, below=below)
+        exact = expr("tl.where((tl.abs(a) == float('inf')) & (b != 0), float('nan'), e)", a=a, b=b, e=exact)
+        band = lowered(expr("(tl.abs(q) >= 4194304.0) & (tl.abs(q) < 33554432.0)", q=q), "band", torch.bool)
+        # in the band: r of floor(a / b), then trunc(a / b) (one more for a negative, not whole
+        # quotient) and fmod(a, b) = a - trunc * b; c10 rounds a - fmod = trunc * b once
+        floor_residual = lowered(expr("tl.where(below, r + b, r)", below=below, r=residual, b=b), "r")
+        up = lowered(expr("(r != 0) & ((r < 0) != (a < 0))", r=floor_residual, a=a), "up", torch.bool)
+        mod = lowered(expr("tl.where(up, r - b, r)", up=up, r=floor_residual, b=b), "mod")
+        rest = expr("((fl.to(tl.float64) - below.to(tl.float64) + up.to(tl.float64)) * b.to(tl.float64))"
+                    ".to(tl.float32)", fl=floor, below=below, up=up, b=b)
+        # outside the band the division is of 1 by 1: its short path
+        div = lowered(expr("tl.math.div_rn(tl.where(band, rest, 1.0), tl.where(band, b, 1.0))", band=band, rest=rest,
+                           b=b), "div")
+        div = lowered(expr("tl.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)", mod=mod, b=b, div=div), "div")
+        div_floor = lowered(expr("tl.floor(div)", div=div), "fl")
+        return expr("tl.where(band, tl.where(div - dfl > 0.5, dfl + 1, dfl), exact)", band=band, div=div,
+                    dfl=div_floor, exact=exact)
 
     def copysign_zero(self, sign_source, dtype):
         """A zero with the sign bit of `sign_source`, made from bits (a literal -0.0 can fold to 0.0)."""
