@@ -128,6 +128,20 @@ def test_float32_floor_division_gives_c10s_results_bit_for_bit(dtype, device):
                    eager_formula(torch.full((64,), a_number, dtype=dtype).float(), b_tensor.float()).to(dtype))
 
 
+def test_half_floor_division_of_inputs_skips_the_band():
+    """The exact floor alone serves `a // b` of two 16-bit inputs (c10's result after rounding,
+    for every pair of 16-bit values); a computed operand (float32 inside the kernel), a number
+    (float32, not a 16-bit value) and float32 inputs keep c10's formula for the band."""
+    @pointwise
+    def of_sum(a, b):
+        return (a + b) // b
+
+    x = torch.randn(64).to(torch.bfloat16)
+    assert "band" not in floordiv.source(x, x) and "band" not in floordiv.source(x.half(), x.half())
+    assert "band" in of_sum.source(x, x) and "band" in floordiv.source(x, 0.1)
+    assert "band" in floordiv.source(x.float(), x.float()) and "band" in floordiv.source(x, x.half())
+
+
 def test_python_numbers_floor_like_python():
     for x, y in [(7, 2), (-7, 2), (7, -2), (-7.5, 2), (7.5, -2.0), (-0.0, 3.0)]:
         assert floordiv(x, y).item() == x // y
