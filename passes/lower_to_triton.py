@@ -416,8 +416,27 @@ class LowerToTriton:
             if special is not None:
                 return special
         if is_float(dtype):
+            if left.is_literal and left.value == 2.0 and right.dtype is not None and not is_float(right.dtype) \
+                    and right.dtype != torch.bool and dtype == torch.float32:
+                return self.power_of_two(self.hoisted(right, right.dtype, "e"))
             return self.math("pow", [left, right], dtype)
         return self.integer_power(left, right, dtype)
+
+    def power_of_two(self, exponent):
+        """2.0 ** e for an integer e, in float32 (as torch computes it), built from its bits:
+        pow(2, e) exactly (a normal power of two, a subnormal one, inf past the largest, 0 past
+        the smallest), as pow gives it, without pow's few dozen instructions (ldexp is
+        x * 2.0 ** e)."""
+        mantissa, bias, integer = 23, 127, "tl.int32"  # float32's
+        # clamped in int64 (every integer e fits; a uint8 e would wrap a negative bound), then
+        # narrowed to the integer type the bits are built in
+        clamped = f"tl.minimum(tl.maximum(e.to(tl.int64), {-bias - mantissa - 1}), {bias + 1}).to(I)"
+        e = self.hoist(Lowered(expr(clamped, e=exponent, I=expr(integer)), None, torch.int32), "e").node
+        normal = expr(f"((e + {bias}) << {mantissa})", e=e)
+        subnormal = expr(f"(tl.full([], 1, I) << tl.maximum(e + {bias + mantissa - 1}, 0))", e=e, I=expr(integer))
+        bits = expr(f"tl.where(e > {bias}, {(2 * bias + 1) << mantissa}, tl.where(e >= {1 - bias}, n, "
+                    f"tl.where(e >= {1 - bias - mantissa}, s, 0)))", e=e, n=normal, s=subnormal)
+        return expr("b.to(I).to(tl.float32, bitcast=True)", b=bits, I=expr(integer))
 
     def power_by_constant(self, base, exponent, dtype):
         if exponent not in CHEAP_EXPONENTS:  # the exponents math_table.costly_calls counts as cheap

@@ -471,3 +471,19 @@ def test_builtin_round_has_no_gradient(device):
     x = torch.tensor([0.3, 1.7, -2.5], dtype=torch.float64, device=device, requires_grad=True)
     rounded(x).sum().backward()
     assert torch.equal(x.grad, torch.zeros_like(x))
+
+
+def test_two_to_an_integer_power_is_built_from_bits(device):
+    """`2.0 ** e` for an integer tensor e is pow(2.0, e) bit for bit (normal and subnormal powers,
+    inf and 0 past float32's range, every integer dtype's extremes) without a pow call; a float
+    exponent keeps pow."""
+    @pointwise
+    def two_to(e):
+        return 2.0 ** e
+
+    for dtype in (torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64):
+        info = torch.iinfo(dtype)
+        e = torch.arange(max(info.min, -300), min(info.max, 300) + 1)
+        e = torch.cat([e, torch.tensor([info.min, info.max])]).to(dtype)
+        _bitwise_equal(two_to(e.to(device)).cpu(), torch.pow(2.0, e))
+    assert "pow" not in two_to.source(torch.arange(3)) and "pow" in two_to.source(torch.rand(3))
