@@ -100,6 +100,12 @@ def pow_kernel(input, exponent):
 
 
 @pointwise
+def two_to_the_power_kernel(input, exponent):
+    # the literal lets the lowering call exp2 where that is pow's result (bfloat16 exponents)
+    return 2.0 ** exponent
+
+
+@pointwise
 def float_power_kernel(input: torch.float64, exponent: torch.float64):
     # read as float64 on load, as ATen's float_power converts both first (without its copies)
     return input ** exponent
@@ -445,6 +451,9 @@ def fmod_(input, other):
 def _pow_kernel(input, exponent):
     dtype = c.result_dtype(input, exponent)
     c.require_not_bool("pow", dtype)
+    if isinstance(exponent, torch.Tensor) and exponent.dtype.is_floating_point \
+            and type(input) in (int, float) and input == 2:
+        return two_to_the_power_kernel
     if isinstance(exponent, torch.Tensor) or isinstance(exponent, bool):
         return pow_kernel
     if not dtype.is_floating_point and exponent < 0:

@@ -248,7 +248,7 @@ class LowerToTriton:
         if isinstance(op, ast.Mod):
             return self.result(node, self.remainder(left, right, dtype))
         if isinstance(op, ast.Pow):
-            return self.result(node, self.power(left, right, dtype))
+            return self.result(node, self.power(left, right, dtype, node.tz_operands))
         if isinstance(op, (ast.LShift, ast.RShift)):
             return self.result(node, self.shift(op, left, right, dtype))
         if dtype == torch.bool and isinstance(op, ast.Add):
@@ -414,15 +414,20 @@ class LowerToTriton:
         # Triton's % takes the dividend's sign (C fmod); torch.remainder takes the divisor's
         return expr("tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)", r=rem, b=b)
 
-    def power(self, left, right, dtype):
+    def power(self, left, right, dtype, operands=None):
         if right.is_literal and not isinstance(right.value, bool):
             special = self.power_by_constant(left, right.value, dtype)
             if special is not None:
                 return special
         if is_float(dtype):
-            if left.is_literal and left.value == 2.0 and right.dtype is not None and not is_float(right.dtype) \
+            two = left.is_literal and not isinstance(left.value, bool) and left.value == 2
+            if two and right.dtype is not None and not is_float(right.dtype) \
                     and right.dtype != torch.bool and dtype == torch.float32:
                 return self.power_of_two(self.hoisted(right, right.dtype, "e"))
+            # exp2 of every bfloat16 value rounds to pow(2, x)'s bfloat16, bit for bit on the GPU
+            # (benchmarks/experiments/power_of_two.py; float16 has 3 that differ), at a copy's speed
+            if two and operands is not None and operands.dtype == torch.bfloat16 and self.half_inputs(operands, right):
+                return self.math("exp2", [right], dtype)
             return self.math("pow", [left, right], dtype)
         return self.integer_power(left, right, dtype)
 
