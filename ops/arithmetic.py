@@ -62,6 +62,15 @@ def div_trunc_float_kernel(input, other):
     return math.trunc(input / other)
 
 
+# ATen's trunc division of two 16-bit tensors divides in their dtype (`std::trunc(a / b)` on
+# c10::BFloat16 and c10::Half, CPU and CUDA): the float quotient rounds to 16 bits before the trunc,
+# and lands on the next integer where it lies within half an ulp below one (5105 of 4.2M random
+# bfloat16 pairs on an H100); by a number it truncates the float quotient (div_trunc_float_kernel)
+@pointwise(promotion="no_opmath")
+def div_trunc_rounded_kernel(input, other):
+    return math.trunc(input / other)
+
+
 def trunc_div_of(a, b):
     """C's truncating division from Python's floor division: one step back up where the floor
     quotient is negative and inexact (only values in the promoted dtype are compared)."""
@@ -389,6 +398,9 @@ def _div_kernel(input, other, rounding_mode):
     if rounding_mode == "trunc":
         dtype = c.result_dtype(input, other)
         c.require_not_bool("div_trunc", dtype)
+        if dtype in (torch.bfloat16, torch.float16) and all(
+                isinstance(x, torch.Tensor) and x.dim() > 0 for x in (input, other)):
+            return div_trunc_rounded_kernel
         return div_trunc_float_kernel if dtype.is_floating_point else div_trunc_int_kernel
     if rounding_mode == "floor":
         c.require_not_bool("div_floor", c.result_dtype(input, other))

@@ -8,6 +8,8 @@ import torch
 
 from test_ops_cases import CASES, TOLERANCE, T, make_args, make_tensor, seed
 
+from tritonize import ops
+
 
 def float64_reference(value):
     if isinstance(value, torch.Tensor) and value.is_floating_point():
@@ -118,3 +120,29 @@ def test_positive_is_the_input_itself(device):
     assert tops.positive(x) is x and torch.positive(x) is x
     with pytest.raises(RuntimeError, match="bool"):
         tops.positive(x > 0)
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_trunc_division_of_16_bit_tensors_rounds_the_quotient_first(dtype, device):
+    """div(a, b, rounding_mode="trunc") of two 16-bit tensors is trunc of the quotient rounded to
+    their dtype, as torch's CPU and CUDA kernels compute it (c10's 16-bit `a / b`), bit for bit;
+    it lands on the next integer where the float32 quotient lies within half an ulp below one,
+    which these pairs include. By a number, the float32 quotient is truncated, as torch does."""
+    generator = torch.Generator().manual_seed(5)
+    every = torch.arange(-2**15, 2**15, dtype=torch.int32).to(torch.int16).view(dtype)
+    a = every[torch.randint(0, 2**16, (2**14,), generator=generator)]
+    b = every[torch.randint(0, 2**16, (2**14,), generator=generator)]
+    quotient = a.float() / b.float()
+    rounded = quotient.to(dtype).float()
+    assert int(((rounded == rounded.trunc()) & (quotient.trunc() != rounded.trunc())).sum()) > 0
+    got = ops.div(a.to(device), b.to(device), rounding_mode="trunc")
+    _same_bits(got, rounded.trunc().to(dtype))
+    _same_bits(got, torch.div(a.to(device), b.to(device), rounding_mode="trunc"))
+    _same_bits(ops.div(a.to(device), 3.0, rounding_mode="trunc"), torch.trunc(a.float() / 3.0).to(dtype))
+
+
+def _same_bits(got, expected):
+    """Equal bit for bit (so zeros carry their sign), any NaN matching any NaN."""
+    got, expected = got.cpu(), expected.cpu()
+    same = (got.view(torch.int16) == expected.view(torch.int16)) | (got.isnan() & expected.isnan())
+    assert bool(same.all()), f"\nours  {got[~same][:8]}\ntorch {expected[~same][:8]}"
