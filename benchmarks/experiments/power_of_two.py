@@ -12,7 +12,8 @@ as tritonize launches its own (no fma contraction, no flush-to-zero, 4 warps).
 
 Part 3 (`--literal-base`): float32 `torch.pow(2.0, x)` through pow_kernel (the base a runtime
 number) and through two_to_the_power_kernel (the base a literal, which the lowering sees): the
-literal's kernel is smaller, yet it ran 0.4-4% slower on an H200, so only bfloat16 takes it.
+literal's kernel is smaller, yet it ran 0.4-4% slower on an H200 and 8% slower at 2^20 on an H100
+(equal from 2^22), so only bfloat16 takes it.
 
     python -m benchmarks.experiments.power_of_two [--exponents 20,24] [--literal-base]
 """
