@@ -88,6 +88,26 @@ def floor_divide_kernel(input, other):
     return input // other
 
 
+# c10's div_floor_floating (which `//` lowers to, without its fmod) with every step rounded to
+# the 16-bit dtype, as torch's CPU kernels compute it for two 16-bit tensors (c10's 16-bit
+# arithmetic): -456704 // -1360 is 334 there, where the float32 steps give 336, torch's CUDA
+# result (benchmarks/experiments/floor_divide16.py: 0 of 2^20 random bit patterns differ)
+@pointwise(promotion="no_opmath")
+def floor_divide_rounded_kernel(input, other):
+    if other == 0:
+        return input / other
+    mod = math.fmod(input, other)
+    div = (input - mod) / other
+    if mod != 0 and (other < 0) != (mod < 0):
+        div = div - 1
+    if div == 0:
+        return math.copysign(0.0, input / other)
+    floor = math.floor(div)
+    if div - floor > 0.5:
+        return floor + 1
+    return floor
+
+
 @pointwise
 def remainder_kernel(input, other):
     return input % other
@@ -392,18 +412,27 @@ def mul_(input, other):
 multiply, multiply_ = mul, mul_
 
 
+def _rounded_steps(dtype, input, other) -> bool:
+    """Are these two 16-bit tensors, which torch's kernels divide in steps rounded to their dtype
+    (c10's 16-bit arithmetic; not by a number or a 0-d tensor)?"""
+    return dtype in (torch.bfloat16, torch.float16) and all(
+        isinstance(x, torch.Tensor) and x.dim() > 0 for x in (input, other))
+
+
 def _div_kernel(input, other, rounding_mode):
     if rounding_mode is None:
         return true_divide_kernel
     if rounding_mode == "trunc":
         dtype = c.result_dtype(input, other)
         c.require_not_bool("div_trunc", dtype)
-        if dtype in (torch.bfloat16, torch.float16) and all(
-                isinstance(x, torch.Tensor) and x.dim() > 0 for x in (input, other)):
+        if _rounded_steps(dtype, input, other):
             return div_trunc_rounded_kernel
         return div_trunc_float_kernel if dtype.is_floating_point else div_trunc_int_kernel
     if rounding_mode == "floor":
-        c.require_not_bool("div_floor", c.result_dtype(input, other))
+        dtype = c.result_dtype(input, other)
+        c.require_not_bool("div_floor", dtype)
+        if _rounded_steps(dtype, input, other) and input.device.type == "cpu":
+            return floor_divide_rounded_kernel
         return floor_divide_kernel
     raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
                        f"'{rounding_mode}'")
