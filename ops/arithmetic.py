@@ -88,7 +88,7 @@ def floor_divide_kernel(input, other):
     return input // other
 
 
-# c10's div_floor_floating (which `//` lowers to, without its fmod) with every step rounded to
+# c10's div_floor_floating (whose results `//` gives in float32) with every step rounded to
 # the 16-bit dtype, as torch's CPU kernels compute it for two 16-bit tensors (c10's 16-bit
 # arithmetic): -456704 // -1360 is 334 there, where the float32 steps give 336, torch's CUDA
 # result (benchmarks/experiments/floor_divide16.py: 0 of 2^20 random bit patterns differ)
@@ -413,8 +413,8 @@ multiply, multiply_ = mul, mul_
 
 
 def _rounded_steps(dtype, input, other) -> bool:
-    """Are these two 16-bit tensors, which torch's kernels divide in steps rounded to their dtype
-    (c10's 16-bit arithmetic; not by a number or a 0-d tensor)?"""
+    """Are these two 16-bit tensors (not a number or a 0-d tensor), which torch divides in steps
+    rounded to their dtype (c10's 16-bit arithmetic: trunc on both devices, floor on the CPU)?"""
     return dtype in (torch.bfloat16, torch.float16) and all(
         isinstance(x, torch.Tensor) and x.dim() > 0 for x in (input, other))
 
