@@ -285,6 +285,13 @@ def ldexp_kernel(input, other):
     return input * 2.0 ** other
 
 
+# torch's ldexp is mul(input, pow(2, other)), two kernels: for a 16-bit float exponent the power
+# rounds to that dtype before the product (2.0 ** 20.0 is inf in float16, 2.0 ** -31.0 is 0)
+@pointwise(promotion="no_opmath")
+def ldexp_rounded_kernel(input, other):
+    return input * 2.0 ** other
+
+
 @pointwise
 def nextafter_kernel(input, other):
     return math.nextafter(input, other)
@@ -798,15 +805,24 @@ def _ldexp_check(input, other):
         c.require_not_bool_on_cpu("ldexp_exp", other)
 
 
+def _ldexp_kernel(input, other):
+    """ldexp_rounded_kernel where torch's pow(2, other) is a 16-bit float tensor of the result's
+    dtype, else ldexp_kernel."""
+    if isinstance(other, torch.Tensor) and other.dtype in (torch.float16, torch.bfloat16) \
+            and c.result_dtype(input, other) == other.dtype:
+        return ldexp_rounded_kernel
+    return ldexp_kernel
+
+
 def ldexp(input, other, *, out=None):
     """input * 2 ** other."""
     _ldexp_check(input, other)
-    return c.run(ldexp_kernel, input, other, out=out)
+    return c.run(_ldexp_kernel(input, other), input, other, out=out)
 
 
 def ldexp_(input, other):
     _ldexp_check(input, other)
-    return c.run(ldexp_kernel, input, other, inplace=input)
+    return c.run(_ldexp_kernel(input, other), input, other, inplace=input)
 
 
 def nextafter(input, other, *, out=None):

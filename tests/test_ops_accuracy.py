@@ -3,6 +3,8 @@ float64 reference (FlagGems' tolerances), torch's result dtype, and every memory
 runtime handles (non-contiguous, broadcast, 0-d, empty), for the direct call."""
 from __future__ import annotations
 
+import math
+
 import pytest
 import torch
 
@@ -176,3 +178,21 @@ def test_discrete_16_bit_ops_give_torchs_results_bit_for_bit(case, dtype, device
     args = [every[torch.randint(0, 2**16, (2**14,), generator=generator)].to(device) if not isinstance(a, (int, float))
             else a for a in case.args]
     _same_bits(case.ours(*args, **case.kwargs), case.theirs(*args, **case.kwargs))
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_ldexp_by_a_16_bit_exponent_rounds_the_power_first(dtype, device):
+    """torch's ldexp is mul(input, pow(2, other)): by a 16-bit float exponent the power rounds to
+    that dtype first (2 ** 20 is inf in float16, 2 ** -31 is 0), which ldexp here does too, bit
+    for bit over random bit patterns; by an integer exponent the power is float32."""
+    generator = torch.Generator().manual_seed(7)
+    every = torch.arange(-2**15, 2**15, dtype=torch.int32).to(torch.int16).view(dtype)
+    x, e = (every[torch.randint(0, 2**16, (2**14,), generator=generator)].to(device) for _ in range(2))
+    _same_bits(ops.ldexp(x, e), torch.ldexp(x, e))
+    integer_e = torch.randint(-40, 40, (2**14,), generator=generator, dtype=torch.int32).to(device)
+    _same_bits(ops.ldexp(x, integer_e), torch.ldexp(x, integer_e))
+    if dtype == torch.float16:
+        small = torch.full((2,), 0.01, dtype=dtype, device=device)
+        got = ops.ldexp(small, torch.tensor([20.0, -31.0], dtype=dtype, device=device)).cpu()
+        assert got[0].item() == math.inf and got[1].item() == 0
+        assert ops.ldexp(small, torch.tensor([20, -31], device=device)).cpu()[0].item() == 10488.0  # 0.01 * 2 ** 20
