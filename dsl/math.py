@@ -16,11 +16,30 @@ approximation), which also makes them a second opinion in the tests.
 from __future__ import annotations
 
 import math as _math
+from fractions import Fraction as _Fraction
 
-__all__ = ["erfinv", "digamma"]
+__all__ = ["erfinv", "digamma", "fma"]
 
 _TWO_OVER_SQRT_PI = 1.1283791670955126
 _WINITZKI = 0.147  # A in erfinv(x) ~ sqrt(sqrt(t^2 + w / A) - t), t = 2 / (pi A) - w / 2: 2e-3 relative
+
+
+def fma(x, y, z) -> float:
+    """x * y + z rounded once, as C's fma (and math.fma from Python 3.13): what torch's kernels
+    compute where their source writes `a + alpha * b` and the compiler contracts it. NaN and
+    infinities as x * y + z gives them; an exact zero is +0.0 but for a zero product, whose sum
+    with z keeps IEEE's sign.
+    """
+    x, y, z = float(x), float(y), float(z)
+    if not (_math.isfinite(x) and _math.isfinite(y) and _math.isfinite(z)):
+        return x * y + z
+    exact = _Fraction(x) * _Fraction(y) + _Fraction(z)
+    if exact == 0:
+        return x * y + z if x == 0 or y == 0 else 0.0
+    try:
+        return float(exact)  # a ratio of integers, rounded once
+    except OverflowError:
+        return _math.inf if exact > 0 else -_math.inf
 
 
 def erfinv(x) -> float:

@@ -247,6 +247,12 @@ class Differentiate:
             if fname in UNARY_DERIVATIVES and len(args) == 1:
                 self.accumulate(args[0], mul(g, expr(UNARY_DERIVATIVES[fname], x=args[0], y=y)))
                 return
+            if fname == "fma":  # x * y + z
+                x, y_, z = args
+                self.accumulate(x, mul(g, y_))
+                self.accumulate(y_, mul(g, x))
+                self.accumulate(z, g)
+                return
             if fname in BINARY_DERIVATIVES and len(args) == 2:
                 da, db = BINARY_DERIVATIVES[fname]
                 a, b = args

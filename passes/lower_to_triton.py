@@ -609,7 +609,7 @@ class LowerToTriton:
         entry = MATH_TABLE[fname]
         if entry.kind == "bool":
             values = [self.hoisted(a, dtype, "v") for a in args]
-            return expr(entry.cuda, **dict(zip("ab", values)))
+            return expr(entry.cuda, **dict(zip("abc", values)))
         work = compute_dtype(dtype)
         composite = entry.float32 and not (self.spec.toolkit_libdevice and fname in OLD_LIBDEVICE_ONLY)
         if not self.spec.portable_math and work == torch.float32 and composite:
@@ -617,16 +617,23 @@ class LowerToTriton:
         elif self.spec.portable_math or entry.cuda.startswith("portable_"):
             work = torch.float64  # the portable composites compute in float64
             template = entry.portable if self.spec.portable_math else entry.cuda
+            if self.spec.portable_math and entry.portable_narrow and dtype != torch.float64:
+                template = entry.portable_narrow
         else:
             template = entry.cuda
             if entry.fast and work == torch.float32 and self.approximates(fname):
                 template = entry.fast
+        if work == torch.float64 and compute_dtype(dtype) == torch.float32:
+            # a number in a float32 computation is float32 on CUDA (and in torch): so too in the
+            # portable composites, which widen their arguments to float64
+            args = [Lowered(self.cast(a, torch.float32), a.vtype, torch.float32)
+                    if a.dtype in (None, torch.float64) and entry.kind != "ldexp" else a for a in args]
         arg_dtypes = [work] * len(args)
         if entry.kind == "ldexp":
             arg_dtypes[1] = torch.int64 if self.spec.portable_math else torch.int32
         values = [self.hoisted(a, d, "v") if template.count(p) > 1 else self.cast(a, d)
-                  for a, d, p in zip(args, arg_dtypes, "ab")]
-        result = expr(template, **dict(zip("ab", values)))
+                  for a, d, p in zip(args, arg_dtypes, "abc")]
+        result = expr(template, **dict(zip("abc", values)))
         if work != dtype:
             result = expr("v.to(D)", v=result, D=expr(triton_dtype(dtype)))
         return result

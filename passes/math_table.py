@@ -21,6 +21,9 @@ of x * log2(e): up to 64 ulp off near |x| = 88, where libdevice's expf is 1.9) t
 uses only where dsl/approximations.py has run it on every input the kernel can see and found
 its results equal to the exact template's, bit for bit.
 
+`portable_narrow`: the portable template where the result narrows from float64 to float32 or
+16 bits (fma: rounded to odd in float64, so that the narrowing rounds once, as fma does).
+
 `costly` marks the rows that are many instructions per element (libdevice's exp, erf, sin, ...)
 rather than one or two (fabs, floor, comparisons): what `call.launch_shape` asks of a kernel.
 """
@@ -44,10 +47,11 @@ class MathFn(NamedTuple):
     costly: bool
     float32: str | None
     fast: str | None
+    portable_narrow: str | None
 
 
-def _f(arity, cuda, portable, kind="float", costly=True, float32=None, fast=None):
-    return MathFn(arity, kind, cuda, portable, costly, float32, fast)
+def _f(arity, cuda, portable, kind="float", costly=True, float32=None, fast=None, portable_narrow=None):
+    return MathFn(arity, kind, cuda, portable, costly, float32, fast, portable_narrow)
 
 
 MATH_TABLE: dict[str, MathFn] = {
@@ -88,6 +92,9 @@ MATH_TABLE: dict[str, MathFn] = {
     # Python's builtin round(x): to nearest, ties to even, as torch.round (one instruction, rint)
     "round": _f(1, "libdevice.rint(a)", "portable_round_half_even(a)", kind="same", costly=False),
     "copysign": _f(2, "libdevice.copysign(a, b)", "portable_copysign(a, b)", costly=False),
+    # tritonize.math.fma: one rounding (what torch's contracted `a + alpha * b` computes)
+    "fma": _f(3, "tl.fma(a, b, c)", "portable_fma(a, b, c)", costly=False,
+              portable_narrow="portable_fma_to_odd(a, b, c)"),
     "fmod": _f(2, "libdevice.fmod(a, b)", "portable_fmod(a, b)"),
     "hypot": _f(2, "libdevice.hypot(a, b)", "portable_hypot(a, b)"),
     "pow": _f(2, "libdevice.pow(a, b)", "portable_pow(a, b)"),

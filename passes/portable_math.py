@@ -700,6 +700,50 @@ def portable_ldexp(x, n):
     return y * ((k + 1023) << 52).to(tl.float64, bitcast=True)
 
 
+def portable_two_sum_error(a, b, s):
+    """The exact rounding error of s = a + b (Knuth's TwoSum): a + b == s + error."""
+    b_part = s - a
+    return (a - (s - b_part)) + (b - b_part)
+
+
+def portable_to_odd(s, error):
+    """s = RN(x) moved one ulp toward x = s + error where x is inexact and s's last bit is even:
+    x rounded to odd, which a later rounding to a narrower float rounds as it would round x."""
+    bits = s.to(tl.int64, bitcast=True)
+    odd = (bits + tl.where((error > 0) == (s > 0), 1, -1)).to(tl.float64, bitcast=True)
+    return tl.where((error != 0) & ((bits & 1) == 0), odd, s)
+
+
+def portable_fma(a, b, c):
+    """a * b + c rounded once in float64 (Boldo and Melquiond's emulation): the product exactly as
+    p + lo (Veltkamp's split, Dekker's product), c + p exactly as s + t, then RN(s + RO(t + lo)).
+    Where the product or c is not finite, or the split overflows (|a| or |b| near 2^1024),
+    a * b + c; where lo leaves the normal range, within an ulp."""
+    p = a * b
+    split_a = 134217729.0 * a
+    a_high = split_a - (split_a - a)
+    a_low = a - a_high
+    split_b = 134217729.0 * b
+    b_high = split_b - (split_b - b)
+    b_low = b - b_high
+    lo = ((a_high * b_high - p) + a_high * b_low + a_low * b_high) + a_low * b_low
+    s = c + p
+    t = portable_two_sum_error(c, p, s)
+    v = t + lo
+    v = portable_to_odd(v, portable_two_sum_error(t, lo, v))
+    r = tl.where(v == 0, s, s + v)  # s alone keeps a zero's sign
+    return tl.where(r == r, r, p + c)
+
+
+def portable_fma_to_odd(a, b, c):
+    """a * b + c for float32 (or narrower) a, b and c, whose product float64 holds exactly: the
+    sum rounded to odd in float64, so that the caller's one rounding to float32 is fma's."""
+    p = a * b
+    s = c + p
+    # an infinite or NaN sum is the result (its TwoSum error would be NaN)
+    return tl.where(tl.abs(s) < float("inf"), portable_to_odd(s, portable_two_sum_error(c, p, s)), s)
+
+
 def portable_hypot(x, y):
     """Overflow-safe hypot: max * sqrt(1 + (min/max)**2), with hypot(+-inf, nan) = inf."""
     a = tl.abs(x)

@@ -1,5 +1,5 @@
-"""tritonize.math: the functions Python's math lacks (erfinv, digamma), in @pointwise bodies and
-as plain Python.
+"""tritonize.math: the functions Python's math lacks (erfinv, digamma, fma), in @pointwise bodies
+and as plain Python.
 
 Plain Python: each function against torch.special in float64 and against mpmath, over the
 domains test_portable_math.py gives the kernel composites, special values and signed zeros
@@ -9,7 +9,9 @@ spellings resolve, lower and fail: test_passes.py, test_errors.py, test_autograd
 """
 from __future__ import annotations
 
+import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -45,8 +47,11 @@ def test_every_function_is_a_math_table_row():
     assert not set(tm.__all__) & set(dir(math)), "tritonize.math is for what math lacks"
 
 
+UNARY = [name for name in tm.__all__ if MATH_TABLE[name].arity == 1]
+
+
 def test_special_values_as_torch():
-    for name in tm.__all__:
+    for name in UNARY:
         x = torch_can_judge(name, torch.tensor(EDGES, dtype=F64))
         assert_matches(plain(getattr(tm, name), x), getattr(torch.special, name)(x), 1e-13, 1e-15, inputs=(x,))
     assert tm.erfinv(-0.0) == 0.0 and math.copysign(1.0, tm.erfinv(-0.0)) == -1.0
@@ -112,3 +117,67 @@ def test_user_function_against_torch_and_python(data, device):
         python_values = torch.tensor(python_elementwise(special, [p, scale], tuple(got.shape))[0], dtype=F64)
         python_values = python_values.reshape(got.shape).to(got.dtype).double()
         torch.testing.assert_close(got.double().cpu(), python_values, rtol=rtol, atol=atol, equal_nan=True)
+
+
+FMA_EDGES = [0.0, -0.0, 1.0, -1.0, 0.1, -3.0, 1e308, -1e308, 5e-324, 2.0**-1022, math.inf, -math.inf, math.nan]
+
+
+def _rounded(exact: Fraction, dtype) -> float:
+    """`exact` rounded once to float32 or float64, to nearest, ties to even, found among the
+    neighbours of its float64 rounding by exact distances (no double rounding)."""
+    near = float(exact)
+    if dtype == torch.float64:
+        return near
+    candidates = {float(np.float32(near))}
+    for _ in range(2):
+        candidates |= {float(np.nextafter(np.float32(c), np.float32(d))) for c in candidates for d in (-np.inf, np.inf)}
+    candidates = [c for c in candidates if math.isfinite(c)]
+    best = min(abs(Fraction(c) - exact) for c in candidates)
+    ties = [c for c in candidates if abs(Fraction(c) - exact) == best]
+    return min(ties, key=lambda c: int(np.float32(c).view(np.int32)) & 1)
+
+
+def test_fma_rounds_once_in_plain_python():
+    for x, y, z in itertools.product(FMA_EDGES, repeat=3):
+        got = tm.fma(x, y, z)
+        if not all(map(math.isfinite, (x, y, z))):
+            expected = x * y + z
+        else:
+            exact = Fraction(x) * Fraction(y) + Fraction(z)
+            # past the largest float64 (2^1024 less half an ulp) the sum rounds to an infinity
+            limit = Fraction(2**1024) - Fraction(2**970)
+            expected = (x * y + z if x == 0 or y == 0 else 0.0) if exact == 0 else (
+                float(exact) if abs(exact) < limit else (math.inf if exact > 0 else -math.inf))
+        assert got == expected or (math.isnan(got) and math.isnan(expected)), (x, y, z, got, expected)
+        assert math.copysign(1.0, got) == math.copysign(1.0, expected) or math.isnan(got), (x, y, z)
+    assert tm.fma(0.1, 10, -1.0) == 5.551115123125783e-17 and 0.1 * 10 - 1.0 == 0.0
+    assert tm.fma(1e308, 10.0, -1e308) == math.inf and tm.fma(2, 3, 1) == 7.0
+
+
+@pointwise
+def fused(x, y, z):
+    return tm.fma(x, y, z)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.float16])
+def test_fma_in_kernels_rounds_once(dtype, device):
+    """tm.fma in a kernel: one rounding of x * y + z in float32 or float64, bit for bit (16-bit
+    dtypes compute in float32 and round that on store, as torch's opmath does), on products
+    that z cancels to a few ulp, where a rounded product and a sum would differ."""
+    generator = torch.Generator().manual_seed(3)
+    x, y = (torch.randn(512, generator=generator, dtype=torch.float64).to(dtype) for _ in range(2))
+    z = (-(x.double() * y.double()) * (1 + torch.randn(512, generator=generator, dtype=torch.float64) * 1e-6)).to(dtype)
+    z[:8] = torch.tensor([0.0, -0.0, math.inf, -math.inf, math.nan, 1.0, -1.0, 0.5], dtype=dtype)
+    got = fused(x.to(device), y.to(device), z.to(device)).cpu()
+    work = torch.float64 if dtype == torch.float64 else torch.float32
+    expected = torch.tensor([_rounded(Fraction(a) * Fraction(b) + Fraction(c), work)
+                             if all(map(math.isfinite, (a, b, c))) and Fraction(a) * Fraction(b) + Fraction(c) != 0
+                             else tm.fma(a, b, c) for a, b, c in zip(x.tolist(), y.tolist(), z.tolist())], dtype=work)
+    expected = expected.to(dtype)
+    same = (got.view(torch.int16 if dtype.itemsize == 2 else torch.int32 if dtype.itemsize == 4 else torch.int64)
+            == expected.view(torch.int16 if dtype.itemsize == 2 else torch.int32 if dtype.itemsize == 4 else torch.int64))
+    same |= got.isnan() & expected.isnan()
+    assert bool(same.all()), (x[~same][:4], y[~same][:4], z[~same][:4], got[~same][:4], expected[~same][:4])
+    unfused = (x.to(work) * y.to(work) + z.to(work)).to(dtype)
+    if dtype in (torch.float32, torch.float64):
+        assert int((unfused != got).sum()) > 0  # the cases are ones where one rounding matters
