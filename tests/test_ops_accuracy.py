@@ -146,7 +146,8 @@ def test_trunc_division_of_16_bit_tensors_rounds_the_quotient_first(dtype, devic
 def _same_bits(got, expected):
     """Equal bit for bit (so zeros carry their sign), any NaN matching any NaN."""
     got, expected = got.cpu(), expected.cpu()
-    same = (got.view(torch.int16) == expected.view(torch.int16)) | (got.isnan() & expected.isnan())
+    bits = {2: torch.int16, 4: torch.int32, 8: torch.int64}[got.element_size()]
+    same = (got.view(bits) == expected.view(bits)) | (got.isnan() & expected.isnan())
     assert bool(same.all()), f"\nours  {got[~same][:8]}\ntorch {expected[~same][:8]}"
 
 
@@ -196,3 +197,24 @@ def test_ldexp_by_a_16_bit_exponent_rounds_the_power_first(dtype, device):
         got = ops.ldexp(small, torch.tensor([20.0, -31.0], dtype=dtype, device=device)).cpu()
         assert got[0].item() == math.inf and got[1].item() == 0
         assert ops.ldexp(small, torch.tensor([20, -31], device=device)).cpu()[0].item() == 10488.0  # 0.01 * 2 ** 20
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.float16])
+def test_add_and_sub_with_alpha_give_torchs_fma(dtype, device):
+    """add, sub and rsub with alpha compute self + alpha * other as one fma, as torch's compiled
+    kernels do, bit for bit torch's (a rounded product and a sum differ on ~28% of float32
+    elements). By a number, and for 16-bit alphas 16 bits cannot hold, torch's CPU kernels round
+    the number (or alpha) to the 16-bit dtype first and its CUDA ones do not: those only on CUDA."""
+    generator = torch.Generator().manual_seed(9)
+    a, b = (torch.randn(4096, generator=generator).to(dtype).to(device) for _ in range(2))
+    half = dtype in (torch.float16, torch.bfloat16)
+    for alpha in (2.5, 3, 0.3):
+        if half and alpha == 0.3 and device == "cpu":
+            continue
+        for fn in ("add", "sub", "rsub"):
+            _same_bits(getattr(ops, fn)(a, b, alpha=alpha), getattr(torch, fn)(a, b, alpha=alpha))
+        if not (half and device == "cpu"):
+            _same_bits(ops.add(a, 1.7, alpha=alpha), torch.add(a, 1.7, alpha=alpha))
+    # a case where the two roundings matter in float32: 0.1 * 10 - 1 is 0 with two, 2^-54 with one
+    x = torch.tensor([-1.0], dtype=torch.float64, device=device)
+    assert ops.add(x, torch.tensor([0.1], dtype=torch.float64, device=device), alpha=10).item() == 5.551115123125783e-17

@@ -86,7 +86,7 @@ def test_registered_inplace_and_out_through_torchs_api(device, kernel_calls):
     assert out_exp is ours[1] and out_eq is ours[3]
     for got, expected in zip(ours, native):
         assert_matches(got, expected, exact=True)
-    assert {"add_alpha_kernel", "exp_kernel", "clamp_min_kernel", "eq_kernel", "masked_fill_kernel", "fill_kernel",
+    assert {"add_alpha_fma_kernel", "exp_kernel", "clamp_min_kernel", "eq_kernel", "masked_fill_kernel", "fill_kernel",
             "relu_kernel", "hardtanh_kernel", "sigmoid_kernel", "bitwise_and_kernel"} <= set(kernel_calls)
 
 
