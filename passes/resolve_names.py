@@ -14,7 +14,10 @@ from tritonize.passes.ast_tools import constant
 from tritonize.passes.math_table import MATH_CONSTANTS, MATH_TABLE, PYTHON_FUNCTIONS, public_name
 
 SCALAR_BUILTINS = {"abs": abs, "min": min, "max": max, "float": float, "int": int, "bool": bool}
+# by identity: tritonize.math's own functions too where math has one of that name (math.fma,
+# from Python 3.13), so that either spelling resolves
 _MATH_FUNCTIONS = {id(function): name for name, function in PYTHON_FUNCTIONS.items()}
+_MATH_FUNCTIONS.update({id(getattr(tritonize_math, name)): name for name in tritonize_math.__all__})
 
 
 ONLY_MODULES = "attribute access is only supported on modules (math.pi, math.exp)"
