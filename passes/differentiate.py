@@ -49,8 +49,8 @@ UNARY_DERIVATIVES = {
 }
 NO_GRADIENT = {"floor", "ceil", "trunc", "round", "isnan", "isinf", "isfinite", "nextafter"}
 
-# d value / d a and d value / d b for two-argument ones
-BINARY_DERIVATIVES = {
+# d value / d a, d b (and d c) for functions of two or three arguments; None: no gradient
+ARGUMENT_DERIVATIVES = {
     "atan2": ("b / (a * a + b * b)", "-a / (a * a + b * b)"),
     "hypot": ("a / y", "b / y"),
     "pow": ("b * a ** (b - 1)", "(0.0 if a == 0 and b >= 0 else y * math.log(a))"),
@@ -58,6 +58,7 @@ BINARY_DERIVATIVES = {
     "fmod": ("1.0", "-math.trunc(a / b)"),
     "ldexp": ("math.ldexp(1.0, b)", None),
     "log": ("1.0 / a", "-math.log(a) / (b * math.log(b) ** 2)"),  # math.log(x, base)
+    "fma": ("b", "a", "1.0"),  # a * b + c
 }
 
 
@@ -232,7 +233,7 @@ class Differentiate:
                     self.accumulate(a, mul(g, mul(constant(exponent), expr("a ** e", a=a, e=constant(exponent - 1)))))
                 return
             y = value if value is not None else node
-            da, db = BINARY_DERIVATIVES["pow"]
+            da, db = ARGUMENT_DERIVATIVES["pow"]
             self.accumulate(a, mul(g, expr(da, a=a, b=b, y=y)))
             self.accumulate(b, mul(g, expr(db, a=a, b=b, y=y)))
         # //, bitwise, shifts: integers or steps, no gradient
@@ -247,18 +248,12 @@ class Differentiate:
             if fname in UNARY_DERIVATIVES and len(args) == 1:
                 self.accumulate(args[0], mul(g, expr(UNARY_DERIVATIVES[fname], x=args[0], y=y)))
                 return
-            if fname == "fma":  # x * y + z
-                x, y_, z = args
-                self.accumulate(x, mul(g, y_))
-                self.accumulate(y_, mul(g, x))
-                self.accumulate(z, g)
-                return
-            if fname in BINARY_DERIVATIVES and len(args) == 2:
-                da, db = BINARY_DERIVATIVES[fname]
-                a, b = args
-                self.accumulate(a, mul(g, expr(da, a=a, b=b, y=y)))
-                if db is not None:
-                    self.accumulate(b, mul(g, expr(db, a=a, b=b, y=y)))
+            derivatives = ARGUMENT_DERIVATIVES.get(fname, ())
+            if len(args) == len(derivatives):
+                named = dict(zip("abc", args))
+                for arg, derivative in zip(args, derivatives):
+                    if derivative is not None:
+                        self.accumulate(arg, mul(g, expr(derivative, y=y, **named)))
                 return
             self.fail(node, public_name(fname))
         builtin = node.func.id
