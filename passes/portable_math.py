@@ -714,18 +714,22 @@ def portable_to_odd(s, error):
     return tl.where((error != 0) & ((bits & 1) == 0), odd, s)
 
 
+def portable_split_high(x):
+    """The high half of x by Veltkamp's split (26 bits; x minus it holds the other 26 and a sign),
+    so that products of the halves of two numbers are exact (Dekker's product)."""
+    scaled = 134217729.0 * x  # 2^27 + 1
+    return scaled - (scaled - x)
+
+
 def portable_fma(a, b, c):
     """a * b + c rounded once in float64 (Boldo and Melquiond's emulation): the product exactly as
     p + lo (Veltkamp's split, Dekker's product), c + p exactly as s + t, then RN(s + RO(t + lo)).
     Where the product or c is not finite, or the split overflows (|a| or |b| near 2^1024),
     a * b + c; where lo leaves the normal range, within an ulp."""
     p = a * b
-    split_a = 134217729.0 * a
-    a_high = split_a - (split_a - a)
-    a_low = a - a_high
-    split_b = 134217729.0 * b
-    b_high = split_b - (split_b - b)
-    b_low = b - b_high
+    a_high = portable_split_high(a)
+    b_high = portable_split_high(b)
+    a_low, b_low = a - a_high, b - b_high
     lo = ((a_high * b_high - p) + a_high * b_low + a_low * b_high) + a_low * b_low
     s = c + p
     t = portable_two_sum_error(c, p, s)
