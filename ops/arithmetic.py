@@ -376,13 +376,8 @@ def _add(input, other, alpha, out=None, inplace=None):
         alpha = _alpha(c.result_dtype(input, other), alpha)
     if alpha == 1 and not isinstance(alpha, bool):
         return c.run(add_kernel, input, other, out=out, inplace=inplace)
-    kernel = add_alpha_fma_kernel if _floating(input, other) else add_alpha_kernel
+    kernel = add_alpha_fma_kernel if c.result_dtype(input, other).is_floating_point else add_alpha_kernel
     return c.run(kernel, input, other, alpha, out=out, inplace=inplace)
-
-
-def _floating(input, other) -> bool:
-    """Is the result of an op of these a float (a float tensor or a Python float among them)?"""
-    return any(x.dtype.is_floating_point if isinstance(x, torch.Tensor) else type(x) is float for x in (input, other))
 
 
 def add(input, other, *, alpha=1, out=None):
@@ -409,7 +404,7 @@ def _sub(input, other, alpha, out=None, inplace=None):
         alpha = _alpha(c.result_dtype(input, other), alpha)
     if alpha == 1:
         return c.run(sub_kernel, input, other, out=out, inplace=inplace)
-    kernel = sub_alpha_fma_kernel if _floating(input, other) else sub_alpha_kernel
+    kernel = sub_alpha_fma_kernel if c.result_dtype(input, other).is_floating_point else sub_alpha_kernel
     return c.run(kernel, input, other, alpha, out=out, inplace=inplace)
 
 
@@ -431,7 +426,7 @@ def rsub(input, other, *, alpha=1, out=None):
         alpha = _alpha(c.result_dtype(input, other), alpha)
     if alpha == 1:
         return c.run(sub_kernel, other, input, out=out)
-    kernel = rsub_alpha_fma_kernel if _floating(input, other) else rsub_alpha_kernel
+    kernel = rsub_alpha_fma_kernel if c.result_dtype(input, other).is_floating_point else rsub_alpha_kernel
     return c.run(kernel, input, other, alpha, out=out)
 
 
