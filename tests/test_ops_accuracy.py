@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from test_ops_cases import CASES, TOLERANCE, T, make_args, make_tensor, seed
+from test_semantics import _bitwise_equal
 
 from tritonize import ops
 
@@ -138,17 +139,9 @@ def test_trunc_division_of_16_bit_tensors_rounds_the_quotient_first(dtype, devic
     rounded = quotient.to(dtype).float()
     assert int(((rounded == rounded.trunc()) & (quotient.trunc() != rounded.trunc())).sum()) > 0
     got = ops.div(a.to(device), b.to(device), rounding_mode="trunc")
-    _same_bits(got, rounded.trunc().to(dtype))
-    _same_bits(got, torch.div(a.to(device), b.to(device), rounding_mode="trunc"))
-    _same_bits(ops.div(a.to(device), 3.0, rounding_mode="trunc"), torch.trunc(a.float() / 3.0).to(dtype))
-
-
-def _same_bits(got, expected):
-    """Equal bit for bit (so zeros carry their sign), any NaN matching any NaN."""
-    got, expected = got.cpu(), expected.cpu()
-    bits = {2: torch.int16, 4: torch.int32, 8: torch.int64}[got.element_size()]
-    same = (got.view(bits) == expected.view(bits)) | (got.isnan() & expected.isnan())
-    assert bool(same.all()), f"\nours  {got[~same][:8]}\ntorch {expected[~same][:8]}"
+    _bitwise_equal(got, rounded.trunc().to(dtype))
+    _bitwise_equal(got, torch.div(a.to(device), b.to(device), rounding_mode="trunc"))
+    _bitwise_equal(ops.div(a.to(device), 3.0, rounding_mode="trunc"), torch.trunc(a.float() / 3.0).to(dtype))
 
 
 DISCRETE_HALVES = [pytest.param(case, dtype, id=f"{case.id}-{str(dtype)[6:]}") for case in CASES
@@ -178,7 +171,7 @@ def test_discrete_16_bit_ops_give_torchs_results_bit_for_bit(case, dtype, device
     every = torch.arange(-2**15, 2**15, dtype=torch.int32).to(torch.int16).view(dtype)
     args = [every[torch.randint(0, 2**16, (2**14,), generator=generator)].to(device) if not isinstance(a, (int, float))
             else a for a in case.args]
-    _same_bits(case.ours(*args, **case.kwargs), case.theirs(*args, **case.kwargs))
+    _bitwise_equal(case.ours(*args, **case.kwargs), case.theirs(*args, **case.kwargs))
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
@@ -189,9 +182,9 @@ def test_ldexp_by_a_16_bit_exponent_rounds_the_power_first(dtype, device):
     generator = torch.Generator().manual_seed(7)
     every = torch.arange(-2**15, 2**15, dtype=torch.int32).to(torch.int16).view(dtype)
     x, e = (every[torch.randint(0, 2**16, (2**14,), generator=generator)].to(device) for _ in range(2))
-    _same_bits(ops.ldexp(x, e), torch.ldexp(x, e))
+    _bitwise_equal(ops.ldexp(x, e), torch.ldexp(x, e))
     integer_e = torch.randint(-40, 40, (2**14,), generator=generator, dtype=torch.int32).to(device)
-    _same_bits(ops.ldexp(x, integer_e), torch.ldexp(x, integer_e))
+    _bitwise_equal(ops.ldexp(x, integer_e), torch.ldexp(x, integer_e))
     if dtype == torch.float16:
         small = torch.full((2,), 0.01, dtype=dtype, device=device)
         got = ops.ldexp(small, torch.tensor([20.0, -31.0], dtype=dtype, device=device)).cpu()
@@ -212,9 +205,9 @@ def test_add_and_sub_with_alpha_give_torchs_fma(dtype, device):
         if half and alpha == 0.3 and device == "cpu":
             continue
         for fn in ("add", "sub", "rsub"):
-            _same_bits(getattr(ops, fn)(a, b, alpha=alpha), getattr(torch, fn)(a, b, alpha=alpha))
+            _bitwise_equal(getattr(ops, fn)(a, b, alpha=alpha), getattr(torch, fn)(a, b, alpha=alpha))
         if not (half and device == "cpu"):
-            _same_bits(ops.add(a, 1.7, alpha=alpha), torch.add(a, 1.7, alpha=alpha))
+            _bitwise_equal(ops.add(a, 1.7, alpha=alpha), torch.add(a, 1.7, alpha=alpha))
     # a case where the two roundings matter in float32: 0.1 * 10 - 1 is 0 with two, 2^-54 with one
     x = torch.tensor([-1.0], dtype=torch.float64, device=device)
     assert ops.add(x, torch.tensor([0.1], dtype=torch.float64, device=device), alpha=10).item() == 5.551115123125783e-17

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 import tritonize.math as tm
 from tensor_strategies import FLOAT_DTYPES, INT_DTYPES, TOLERANCE, laid_out, make_values, python_elementwise, shapes
 from test_portable_math import DOMAINS, EDGES, _digamma_true, _mp_ref, assert_matches
+from test_semantics import _bitwise_equal
 from tritonize import pointwise
 from tritonize.passes.math_table import MATH_TABLE
 
@@ -174,11 +175,7 @@ def test_fma_in_kernels_rounds_once(dtype, device):
     expected = torch.tensor([_rounded(Fraction(a) * Fraction(b) + Fraction(c), work)
                              if all(map(math.isfinite, (a, b, c))) and Fraction(a) * Fraction(b) + Fraction(c) != 0
                              else tm.fma(a, b, c) for a, b, c in zip(x.tolist(), y.tolist(), z.tolist())], dtype=work)
-    expected = expected.to(dtype)
-    same = (got.view(torch.int16 if dtype.itemsize == 2 else torch.int32 if dtype.itemsize == 4 else torch.int64)
-            == expected.view(torch.int16 if dtype.itemsize == 2 else torch.int32 if dtype.itemsize == 4 else torch.int64))
-    same |= got.isnan() & expected.isnan()
-    assert bool(same.all()), (x[~same][:4], y[~same][:4], z[~same][:4], got[~same][:4], expected[~same][:4])
+    _bitwise_equal(got, expected.to(dtype))
     unfused = (x.to(work) * y.to(work) + z.to(work)).to(dtype)
     if dtype in (torch.float32, torch.float64):
         assert int((unfused != got).sum()) > 0  # the cases are ones where one rounding matters
