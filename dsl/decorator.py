@@ -59,7 +59,8 @@ class PointwiseFunction:
         self._ctx = ctx
         self._costly_calls = costly_calls(ctx.tree)  # chooses launch shapes (call.launch_shape)
         self._wide_threads = gains_from_wide_threads(ctx.tree)  # see call.dependent_block
-        self._toolkit_libdevice = prefers_toolkit_libdevice(ctx.tree)  # see Specialization.toolkit_libdevice
+        # see Specialization.toolkit_libdevice: without a float32 tensor, and with one
+        self._toolkit_libdevice = (prefers_toolkit_libdevice(ctx.tree), prefers_toolkit_libdevice(ctx.tree, True))
         # the parameters the function reads: a tensor it never reads is not loaded (fill's input),
         # so its bytes do not count in call.moved_bytes
         self._read_params = frozenset(names_read(*ctx.tree.body) & set(ctx.params))
@@ -339,7 +340,10 @@ class PointwiseFunction:
             flat_indexed=call.flat_indexed(sizes, merged, tile),
             two_dimensional_grid=call.two_dimensional_grid(tuple(sizes), tile, blocks),
             dependent_launch=dependent,
-            toolkit_libdevice=device.type == "cuda" and self._toolkit_libdevice and extern_libs() is not None)
+            toolkit_libdevice=False)
+        toolkit = self._toolkit_libdevice[spec.float32_tensors]
+        if device.type == "cuda" and toolkit and extern_libs() is not None:
+            spec = dataclasses.replace(spec, toolkit_libdevice=True)
         if approximate is None and approximations.checkable(spec):
             approximate = self._approximate(spec, device)
         if approximate:

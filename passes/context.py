@@ -114,6 +114,12 @@ class Specialization:
     toolkit_libdevice: bool = False
 
     @property
+    def float32_tensors(self) -> bool:
+        """Does the kernel load or store a float32 tensor (so it runs at float32's copy speed)?"""
+        return torch.float32 in self.out_dtypes or any(p.is_tensor and p.loaded_dtype == torch.float32
+                                                       for p in self.params)
+
+    @property
     def masks_last_block_only(self) -> bool:
         """A flat walk whose blocks do not cover its tasks: whole blocks load and store without
         the mask, in vectors, and only the last block is masked (passes/build_kernel.py)."""

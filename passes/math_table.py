@@ -120,9 +120,20 @@ TOOLKIT_FASTER = {"sinh", "cosh", "tanh", "asinh", "pow", "atan", "atan2"}
 TOOLKIT_SLOWER = {"acos", "asin", "fmod", "ldexp"}
 
 
-def prefers_toolkit_libdevice(tree: ast.AST) -> bool:
-    """Does this (inlined) function run faster linked with a CUDA toolkit's libdevice?"""
+# Rows whose float32 composite is faster than libdevice only where the kernel's tensors are all
+# 16-bit (and its results round to eager's there): with a float32 tensor the kernel runs at the
+# copy's speed with either, and links a CUDA toolkit's libdevice, whose erff gives eager's results
+# bit for bit, where the composite's differ by 1-2 ulp on 23% of float32 erf results (13% of gelu's;
+# benchmarks/results/experiment_eager_bits_h100.txt, experiment_libdevice_h200.txt).
+EAGER_EXACT_IN_FLOAT32 = {"erf"}
+
+
+def prefers_toolkit_libdevice(tree: ast.AST, float32_tensors: bool = False) -> bool:
+    """Does this (inlined) function, in a kernel with (or without) a float32 tensor, run faster, or
+    as fast and with eager's results, linked with a CUDA toolkit's libdevice?"""
     called = costly_rows(tree)
+    if float32_tensors and called & EAGER_EXACT_IN_FLOAT32:
+        return True
     return bool(called & TOOLKIT_FASTER) and not called & TOOLKIT_SLOWER
 
 

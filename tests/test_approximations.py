@@ -366,22 +366,24 @@ def test_an_out_of_another_dtype_is_checked_with_that_dtype():
     assert approximations.same_bits(out, sigmoid(x).float())
 
 
-def test_a_toolkits_libdevice_keeps_libdevices_atan_and_the_erf_composite():
+def test_a_toolkits_libdevice_keeps_libdevices_atan_and_erf_where_a_tensor_is_float32():
     """With a CUDA toolkit's libdevice the atan and atan2 composites give way to libdevice's own
-    (as fast, and eager's results bit for bit); erf keeps its faster composite; Triton's own
-    libdevice keeps all three composites."""
+    (as fast, and eager's results bit for bit); so does erf's where a tensor is float32, while
+    all-16-bit kernels keep its faster composite; Triton's own libdevice keeps all three composites."""
     @tritonize.pointwise
     def angles(p0, p1):  # spec_of names the parameters
         return math.atan(p0) + math.atan2(p0, p1) + math.erf(p1)
 
-    spec = spec_of(torch.float32, torch.float32)
-    for toolkit in (False, True):
-        source = generate_module(angles._ctx, dataclasses.replace(spec, toolkit_libdevice=toolkit), "test")
-        calls = called(source)
-        assert ("libdevice.atan" in calls) == toolkit and ("f32_atan" in calls) != toolkit
-        assert ("libdevice.atan2" in calls) == toolkit and ("f32_atan2" in calls) != toolkit
-        assert "f32_erf" in calls and "libdevice.erf" not in calls
-        assert ("a CUDA toolkit's libdevice" in source) == toolkit
+    for dtype in (torch.float32, torch.bfloat16):
+        spec = spec_of(dtype, dtype)
+        for toolkit in (False, True):
+            source = generate_module(angles._ctx, dataclasses.replace(spec, toolkit_libdevice=toolkit), "test")
+            calls = called(source)
+            assert ("libdevice.atan" in calls) == toolkit and ("f32_atan" in calls) != toolkit
+            assert ("libdevice.atan2" in calls) == toolkit and ("f32_atan2" in calls) != toolkit
+            exact_erf = toolkit and dtype == torch.float32
+            assert ("libdevice.erf" in calls) == exact_erf and ("f32_erf" in calls) != exact_erf
+            assert ("a CUDA toolkit's libdevice" in source) == toolkit
 
 
 def test_kernels_link_a_toolkits_libdevice_only_where_it_is_faster_for_them():
@@ -398,3 +400,7 @@ def test_kernels_link_a_toolkits_libdevice_only_where_it_is_faster_for_them():
     assert not prefers_toolkit_libdevice(tree("x ** 2 + x ** 0.5 + math.exp(x)"))
     assert not prefers_toolkit_libdevice(tree("math.sinh(x) + math.acos(x)"))
     assert not prefers_toolkit_libdevice(tree("math.fmod(x, y)"))
+    # erf: in kernels with a float32 tensor, for libdevice's erff (eager's results)
+    assert not prefers_toolkit_libdevice(tree("math.erf(x)"))
+    assert prefers_toolkit_libdevice(tree("math.erf(x)"), float32_tensors=True)
+    assert not prefers_toolkit_libdevice(tree("math.exp(x)"), float32_tensors=True)
