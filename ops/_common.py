@@ -4,6 +4,7 @@ input, scalars cast to a tensor's dtype as ATen casts them, and `out=` handled l
 from __future__ import annotations
 
 import math
+import struct
 import warnings
 
 import torch
@@ -143,6 +144,17 @@ def scalar_for(dtype: torch.dtype, value):
     if not info.min <= value <= info.max:
         _overflow(dtype)
     return value
+
+
+def opmath_number(dtype: torch.dtype, value: float) -> float:
+    """A number as torch's float kernels hold it for a computation in `dtype` (`Scalar::to<opmath_t>()`):
+    rounded to float32, the compute dtype of float32 and 16-bit tensors, and kept for float64."""
+    if dtype == torch.float64:
+        return float(value)
+    try:
+        return struct.unpack("f", struct.pack("f", value))[0]
+    except OverflowError:  # rounds past float32's largest value: inf, as the C cast gives
+        return math.copysign(math.inf, value)
 
 
 def _overflow(dtype):

@@ -7,7 +7,8 @@ import math
 
 import torch
 
-from tritonize import Promotion, pointwise
+import tritonize.math
+from tritonize import PointwiseFunction, Promotion, pointwise
 from tritonize.ops import _common as c
 from tritonize.ops.math_ops import sigmoid_of
 
@@ -16,6 +17,7 @@ SELU_SCALE = 1.0507009873554804934193349852946
 SQRT1_2 = 0.7071067811865476  # 1 / sqrt(2)
 SQRT_2_OVER_PI = 0.7978845608028654  # sqrt(2 / pi)
 GELU_KAPPA = 0.044715
+ONE_SIXTH_FLOAT32 = 0.1666666716337204  # ATen's CUDA constant 1.0f / 6.0f
 
 # -- scalar helpers (inlined wherever they are called, also by the fused and backward ops) ------
 
@@ -25,7 +27,8 @@ def gelu_of(x):
 
 
 def gelu_tanh_of(x):
-    return 0.5 * x * (1.0 + math.tanh(SQRT_2_OVER_PI * (x + GELU_KAPPA * x * x * x)))
+    # ATen's x + kappa * x^3, contracted into one fma by its compilers
+    return 0.5 * x * (1.0 + math.tanh(SQRT_2_OVER_PI * tritonize.math.fma(GELU_KAPPA, x * x * x, x)))
 
 
 def silu_of(x):
@@ -99,6 +102,10 @@ def hardtanh_kernel(input, min_val, max_val):
     return min(clamped, max_val)  # min_val > max_val gives max_val, as clamp does
 
 
+# ATen's formulas, min(max(x + 3, 0), 6) / 6 and x * min(max(x + 3, 0), 6) / 6, by branches whose
+# derivatives are its backward's (0 at -3, and for hardswish the gradient itself at 3): its CPU
+# kernels divide by 6, its CUDA kernels multiply by 1/6 rounded to float32, which differs from the
+# quotient on 20-26% of float32 elements (kept for float64 too, 3e-8 off: tritonize divides there)
 @pointwise
 def hardsigmoid_kernel(input):
     if input <= -3.0:
@@ -109,12 +116,36 @@ def hardsigmoid_kernel(input):
 
 
 @pointwise
+def hardsigmoid_one_sixth_kernel(input):
+    if input <= -3.0:
+        return 0.0
+    if input >= 3.0:
+        return 1.0  # 6 * 1/6 in float32, and in the 16-bit dtypes
+    return (input + 3.0) * ONE_SIXTH_FLOAT32
+
+
+@pointwise
 def hardswish_kernel(input):
     if input <= -3.0:
         return input * 0.0  # -0.0 below -3, NaN at -inf, as torch's x * 0 / 6
     if input >= 3.0:
-        return input
+        return input * 6.0 / 6.0  # not always x itself in float32
     return input * (input + 3.0) / 6.0
+
+
+@pointwise
+def hardswish_one_sixth_kernel(input):
+    if input <= -3.0:
+        return input * 0.0
+    if input >= 3.0:
+        return input * 6.0 * ONE_SIXTH_FLOAT32
+    return input * (input + 3.0) * ONE_SIXTH_FLOAT32
+
+
+def _sixth_kernels(divides, multiplies):
+    """The kernel of torch's formula for a tensor: multiplying by the float32 1/6 on CUDA (but
+    float64), dividing by 6 elsewhere."""
+    return lambda input: multiplies if input.device.type == "cuda" and input.dtype != torch.float64 else divides
 
 
 @pointwise
@@ -163,15 +194,17 @@ def glu_kernel(a, b):
 
 def _pair(name, kernel, check, args_of):
     """`name(input, ...)` and `name_(input, ...)`: `args_of(input, *args)` gives the kernel's
-    extra arguments after checking them."""
+    extra arguments after checking them. `kernel` is a @pointwise function, or a function of the
+    input that chooses one (where torch's CPU and CUDA kernels compute differently)."""
+    kernel_for = (lambda input: kernel) if isinstance(kernel, PointwiseFunction) else kernel
 
     def op(input, *args, out=None, **kwargs):
         check(input)
-        return c.run(kernel, input, *args_of(input, *args, **kwargs), out=out)
+        return c.run(kernel_for(input), input, *args_of(input, *args, **kwargs), out=out)
 
     def op_(input, *args, **kwargs):
         check(input)
-        return c.run(kernel, input, *args_of(input, *args, **kwargs), inplace=input)
+        return c.run(kernel_for(input), input, *args_of(input, *args, **kwargs), inplace=input)
 
     for fn, fn_name in ((op, name), (op_, name + "_")):
         fn.__name__ = fn.__qualname__ = fn_name
@@ -304,8 +337,10 @@ def _relu6_args(input):
 
 
 relu6, relu6_ = _pair("relu6", hardtanh_kernel, _hardtanh_check, _relu6_args)
-hardsigmoid, hardsigmoid_ = _pair("hardsigmoid", hardsigmoid_kernel, _floating("hardsigmoid"), _no_args)
-hardswish, hardswish_ = _pair("hardswish", hardswish_kernel, _floating("hardswish"), _no_args)
+hardsigmoid, hardsigmoid_ = _pair("hardsigmoid", _sixth_kernels(hardsigmoid_kernel, hardsigmoid_one_sixth_kernel),
+                                  _floating("hardsigmoid"), _no_args)
+hardswish, hardswish_ = _pair("hardswish", _sixth_kernels(hardswish_kernel, hardswish_one_sixth_kernel),
+                              _floating("hardswish"), _no_args)
 
 
 def _hardshrink_args(input, lambd=0.5):

@@ -203,17 +203,40 @@ def addcmul_kernel(input, tensor1, tensor2, value):
     return input + value * tensor1 * tensor2
 
 
+# torch's float addcmul is one fma, whose product differs by device: its CPU kernels contract
+# input + (value * tensor1) * tensor2, its CUDA kernel computes fma(value, tensor1 * tensor2, input)
+# and fma(tensor1, tensor2, input) where value is 1 (ATen's pointwise_op_impl); a rounded product
+# and a sum differ on 25-40% of float32 elements from either
+@pointwise(promotion=Promotion("default", over=("input", "tensor1", "tensor2")))
+def addcmul_cpu_kernel(input, tensor1, tensor2, value):
+    return tritonize.math.fma(value * tensor1, tensor2, input)
+
+
+@pointwise(promotion=Promotion("default", over=("input", "tensor1", "tensor2")))
+def addcmul_cuda_kernel(input, tensor1, tensor2, value):
+    if value == 1:
+        return tritonize.math.fma(tensor1, tensor2, input)
+    return tritonize.math.fma(value, tensor1 * tensor2, input)
+
+
 @pointwise(promotion=Promotion("default", over=("input", "tensor1", "tensor2")))
 def addcdiv_kernel(input, tensor1, tensor2, value):
     return input + value * tensor1 / tensor2
 
 
+# torch's CUDA kernel computes input + value * (tensor1 / tensor2), contracted into one fma
+@pointwise(promotion=Promotion("default", over=("input", "tensor1", "tensor2")))
+def addcdiv_fma_kernel(input, tensor1, tensor2, value):
+    return tritonize.math.fma(value, tensor1 / tensor2, input)
+
+
 @pointwise(promotion=Promotion("default", over=("input",)))
 def lerp_kernel(input, end, weight):
-    # ATen's lerp: the form with the smaller error on each side of weight = 0.5
+    # ATen's lerp: the form with the smaller error on each side of weight = 0.5, each a product
+    # and a sum that its compilers contract into one fma (CPU and CUDA)
     if abs(weight) < 0.5:
-        return input + weight * (end - input)
-    return end - (end - input) * (1 - weight)
+        return tritonize.math.fma(weight, end - input, input)
+    return tritonize.math.fma(input - end, 1 - weight, end)
 
 
 @pointwise(promotion="default")
@@ -280,7 +303,8 @@ def logaddexp2_kernel(input, other):
     m = max(input, other)
     if math.isinf(input) and input == other:
         return input
-    return m + math.log1p(math.exp2(-abs(input - other))) * 1.4426950408889634
+    # torch's m + log1p(...) * (1 / ln 2), a product and a sum its compilers contract
+    return tritonize.math.fma(math.log1p(math.exp2(-abs(input - other))), 1.4426950408889634, m)
 
 
 @pointwise(promotion="int_to_float")
@@ -649,16 +673,25 @@ def _addc_operands(name, input, tensor1, tensor2, value) -> tuple:
     """The kernel's arguments: the tensors widened where the result is float64, then the value."""
     dtype = c.result_dtype(input, tensor1, tensor2)
     c.require_not_bool(name, dtype)
-    value = c.scalar_for(dtype, value) if not dtype.is_floating_point else value
+    # the value as ATen holds it: in the dtype for integers, in the compute dtype for floats
+    value = c.opmath_number(dtype, value) if dtype.is_floating_point else c.scalar_for(dtype, value)
     return (*c.widened(input, tensor1, tensor2, dtype=dtype), value)
 
 
+def _addcmul_kernel(input, tensor1, tensor2):
+    if not c.result_dtype(input, tensor1, tensor2).is_floating_point:
+        return addcmul_kernel
+    return addcmul_cuda_kernel if isinstance(input, torch.Tensor) and input.device.type == "cuda" else addcmul_cpu_kernel
+
+
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
-    return c.run(addcmul_kernel, *_addc_operands("addcmul", input, tensor1, tensor2, value), out=out)
+    return c.run(_addcmul_kernel(input, tensor1, tensor2), *_addc_operands("addcmul", input, tensor1, tensor2, value),
+                 out=out)
 
 
 def addcmul_(input, tensor1, tensor2, *, value=1):
-    return c.run(addcmul_kernel, *_addc_operands("addcmul", input, tensor1, tensor2, value), inplace=input)
+    return c.run(_addcmul_kernel(input, tensor1, tensor2), *_addc_operands("addcmul", input, tensor1, tensor2, value),
+                 inplace=input)
 
 
 def _addcdiv_check(tensor1, tensor2):
@@ -671,17 +704,23 @@ def _addcdiv_check(tensor1, tensor2):
             "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
 
 
+def _addcdiv_kernel(input):
+    """torch's CPU kernels compute (value * tensor1) / tensor2 and add, its CUDA kernel one fma."""
+    return addcdiv_fma_kernel if isinstance(input, torch.Tensor) and input.device.type == "cuda" else addcdiv_kernel
+
+
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     _addcdiv_check(tensor1, tensor2)
-    return c.run(addcdiv_kernel, *_addc_operands("addcdiv", input, tensor1, tensor2, value), out=out)
+    return c.run(_addcdiv_kernel(input), *_addc_operands("addcdiv", input, tensor1, tensor2, value), out=out)
 
 
 def addcdiv_(input, tensor1, tensor2, *, value=1):
     _addcdiv_check(tensor1, tensor2)
-    return c.run(addcdiv_kernel, *_addc_operands("addcdiv", input, tensor1, tensor2, value), inplace=input)
+    return c.run(_addcdiv_kernel(input), *_addc_operands("addcdiv", input, tensor1, tensor2, value), inplace=input)
 
 
-def _lerp_check(input, end, weight):
+def _checked_lerp_weight(input, end, weight):
+    """torch's checks; the weight to pass to the kernel."""
     if c.dtype_of(end) != input.dtype:
         raise RuntimeError(f"expected dtype {c.C_NAMES[input.dtype]} for `end` but got dtype "
                            f"{c.C_NAMES[c.dtype_of(end)]}")
@@ -690,16 +729,17 @@ def _lerp_check(input, end, weight):
                            f"{c.C_NAMES[weight.dtype]}")
     c.require_floating("lerp_kernel_tensor" if isinstance(weight, torch.Tensor) else "lerp_kernel_scalar",
                        input.dtype)
+    # a number weight as ATen holds it, in the compute dtype: 1 - 0.8 is then float32's 0.19999999,
+    # where float64's 0.19999999999999996 rounds to 0.2 (a different fma on 41% of elements)
+    return weight if isinstance(weight, torch.Tensor) else c.opmath_number(input.dtype, weight)
 
 
 def lerp(input, end, weight, *, out=None):
-    _lerp_check(input, end, weight)
-    return c.run(lerp_kernel, input, end, weight, out=out)
+    return c.run(lerp_kernel, input, end, _checked_lerp_weight(input, end, weight), out=out)
 
 
 def lerp_(input, end, weight):
-    _lerp_check(input, end, weight)
-    return c.run(lerp_kernel, input, end, weight, inplace=input)
+    return c.run(lerp_kernel, input, end, _checked_lerp_weight(input, end, weight), inplace=input)
 
 
 def _clamp(input, min, max, out=None, inplace=None):

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import math
 
+import torch
+
+import tritonize.math
 from tritonize import Promotion, pointwise
 from tritonize.ops import _common as c
-from tritonize.ops.activations import GELU_KAPPA, SQRT1_2, SQRT_2_OVER_PI
+from tritonize.ops.activations import GELU_KAPPA, ONE_SIXTH_FLOAT32, SQRT1_2, SQRT_2_OVER_PI
 from tritonize.ops.math_ops import sigmoid_of
 
 GELU_PDF_SCALE = 0.3989422804014327  # 1 / sqrt(2 pi)
@@ -14,25 +17,32 @@ GELU_PDF_SCALE = 0.3989422804014327  # 1 / sqrt(2 pi)
 # -- scalar helpers (the fused ops' backward uses them too) -----------------------------------
 
 
+# The helpers follow ATen's CUDA formulas step by step, with tritonize.math.fma where its compiler
+# contracts a product and a sum into one fma (found by comparing each form with eager's results:
+# benchmarks/experiments/eager_bits.py); the rounded product and sum differed on 11-48% of float32
+# elements.
+
+
 def gelu_grad_of(x):
-    """d/dx x * Phi(x) = Phi(x) + x * phi(x)."""
+    """d/dx x * Phi(x) = Phi(x) + x * phi(x), the sum uncontracted as in eager's results."""
     cdf = 0.5 * (1.0 + math.erf(x * SQRT1_2))
     pdf = GELU_PDF_SCALE * math.exp(x * x * -0.5)
     return cdf + x * pdf
 
 
-def gelu_tanh_grad_of(x):
+def gelu_tanh_grad_of(x, kappa_times_3):
+    """`kappa_times_3`: ATen's 3 * kappa is a product in the compute dtype (gelu_backward passes it),
+    float32's 0.13414499 where the constant would fold to float64's 0.134145."""
     x_sq = x * x
-    inner = SQRT_2_OVER_PI * (x + GELU_KAPPA * x_sq * x)
-    t = math.tanh(inner)
+    t = math.tanh(SQRT_2_OVER_PI * tritonize.math.fma(GELU_KAPPA, x_sq * x, x))
     left_derivative = 0.5 * (1.0 + t)
-    right_derivative = 0.5 * x * (1.0 - t * t) * SQRT_2_OVER_PI * (1.0 + 3.0 * GELU_KAPPA * x_sq)
-    return left_derivative + right_derivative
+    inner_derivative = SQRT_2_OVER_PI * tritonize.math.fma(kappa_times_3, x_sq, 1.0)
+    return left_derivative + 0.5 * x * tritonize.math.fma(-t, t, 1.0) * inner_derivative
 
 
 def silu_grad_of(x):
     s = sigmoid_of(x)
-    return s * (1.0 + x * (1.0 - s))
+    return s * tritonize.math.fma(x, 1.0 - s, 1.0)
 
 
 # -- kernels ------------------------------------------------------------------------------------
@@ -44,13 +54,14 @@ def gelu_backward_kernel(grad_output, input):
 
 
 @pointwise(promotion=Promotion("default", over=("grad_output", "input")))
-def gelu_tanh_backward_kernel(grad_output, input):
-    return grad_output * gelu_tanh_grad_of(input)
+def gelu_tanh_backward_kernel(grad_output, input, kappa_times_3: float):
+    return grad_output * gelu_tanh_grad_of(input, kappa_times_3)
 
 
 @pointwise(promotion=Promotion("default", over=("grad_output", "input")))
 def silu_backward_kernel(grad_output, input):
-    return grad_output * silu_grad_of(input)
+    s = sigmoid_of(input)
+    return grad_output * s * tritonize.math.fma(input, 1.0 - s, 1.0)  # ATen's (dy * s) * (...)
 
 
 @pointwise(promotion=Promotion("default", over=("grad_output", "output")))
@@ -60,6 +71,19 @@ def sigmoid_backward_kernel(grad_output, output):
 
 @pointwise(promotion=Promotion("default", over=("grad_output", "output")))
 def tanh_backward_kernel(grad_output, output):
+    return grad_output * tritonize.math.fma(-1.0 * output, output, 1)  # not -output: output may be bool
+
+
+# ATen's CUDA kernels (and its CPU sigmoid_backward for float16) compute these two in the 16-bit
+# dtype itself, c10's arithmetic rounding every step: 30-36% of 16-bit results differ from one
+# rounding of the float32 formula
+@pointwise(promotion="no_opmath")
+def sigmoid_backward_rounded_kernel(grad_output, output):
+    return grad_output * (1 - output) * output
+
+
+@pointwise(promotion="no_opmath")
+def tanh_backward_rounded_kernel(grad_output, output):
     return grad_output * (1 - output * output)
 
 
@@ -91,7 +115,7 @@ def hardtanh_backward_kernel(grad_output, input, min_val, max_val):
 @pointwise(promotion=Promotion("default", over=("grad_output", "input")))
 def hardsigmoid_backward_kernel(grad_output, input):
     # ATen multiplies by 1/6 rounded to float32, for every dtype
-    return grad_output * 0.1666666716337204 if -3.0 < input < 3.0 else 0
+    return grad_output * ONE_SIXTH_FLOAT32 if -3.0 < input < 3.0 else 0
 
 
 @pointwise(promotion=Promotion("default", over=("grad_output", "input")))
@@ -137,8 +161,11 @@ def gelu_backward(grad_output, input, *, approximate="none", out=None):
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     _floating("GeluBackwardKernelImpl", grad_output, input)
-    kernel = gelu_backward_kernel if approximate == "none" else gelu_tanh_backward_kernel
-    return c.run(kernel, *c.widened(grad_output, input), out=out)
+    if approximate == "none":
+        return c.run(gelu_backward_kernel, *c.widened(grad_output, input), out=out)
+    dtype = c.result_dtype(grad_output, input)
+    kappa_times_3 = c.opmath_number(dtype, 3.0 * c.opmath_number(dtype, GELU_KAPPA))
+    return c.run(gelu_tanh_backward_kernel, *c.widened(grad_output, input), kappa_times_3, out=out)
 
 
 def silu_backward(grad_output, input, *, out=None):
@@ -146,14 +173,25 @@ def silu_backward(grad_output, input, *, out=None):
     return c.run(silu_backward_kernel, *c.widened(grad_output, input), out=out)
 
 
+def _rounded_steps(grad_output, output, devices) -> bool:
+    """Does torch compute this backward in the 16-bit result dtype on this device?"""
+    dtype = c.result_dtype(grad_output, output)
+    device = output.device.type if isinstance(output, torch.Tensor) else "cpu"
+    return device in devices.get(dtype, ())
+
+
 def sigmoid_backward(grad_output, output, *, out=None):
     _floating("sigmoid_backward", grad_output, output)
-    return c.run(sigmoid_backward_kernel, *c.widened(grad_output, output), out=out)
+    rounded = _rounded_steps(grad_output, output, {torch.float16: ("cpu", "cuda"), torch.bfloat16: ("cuda",)})
+    kernel = sigmoid_backward_rounded_kernel if rounded else sigmoid_backward_kernel
+    return c.run(kernel, *c.widened(grad_output, output), out=out)
 
 
 def tanh_backward(grad_output, output, *, out=None):
     _floating("tanh_backward", grad_output, output)
-    return c.run(tanh_backward_kernel, *c.widened(grad_output, output), out=out)
+    rounded = _rounded_steps(grad_output, output, {torch.float16: ("cuda",), torch.bfloat16: ("cuda",)})
+    kernel = tanh_backward_rounded_kernel if rounded else tanh_backward_kernel
+    return c.run(kernel, *c.widened(grad_output, output), out=out)
 
 
 def threshold_backward(grad_output, input, threshold, *, out=None):
@@ -171,7 +209,12 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
                            "please call out-of-place version instead.")
     _floating("elu_backward", grad_output, self_or_result)
     kernel = elu_backward_from_result_kernel if is_result else elu_backward_kernel
-    return c.run(kernel, *c.widened(grad_output, self_or_result), alpha * scale, scale, input_scale, out=out)
+    # ATen's coefficients, each number and alpha * scale rounded to the compute dtype: float32's
+    # 1.5 * 1.2 is 1.8000001, where the product in float64 rounds to 1.7999999
+    dtype = c.result_dtype(grad_output, self_or_result)
+    alpha, scale, input_scale = (c.opmath_number(dtype, x) for x in (alpha, scale, input_scale))
+    return c.run(kernel, *c.widened(grad_output, self_or_result), c.opmath_number(dtype, alpha * scale), scale,
+                 input_scale, out=out)
 
 
 def hardtanh_backward(grad_output, input, min_val, max_val, *, out=None):

@@ -16,7 +16,7 @@ import torch
 
 from tritonize import pointwise
 from tritonize.ops import _common as c
-from tritonize.ops.activations import gelu_of, gelu_tanh_of, silu_of
+from tritonize.ops.activations import GELU_KAPPA, gelu_of, gelu_tanh_of, silu_of
 from tritonize.ops.backward import gelu_grad_of, gelu_tanh_grad_of, silu_grad_of
 
 # -- kernels ------------------------------------------------------------------------------------
@@ -49,7 +49,7 @@ def gelu_and_mul_backward_kernel(grad, x, y):
 
 @pointwise
 def gelu_tanh_and_mul_backward_kernel(grad, x, y):
-    return grad * y * gelu_tanh_grad_of(x), grad * gelu_tanh_of(x)
+    return grad * y * gelu_tanh_grad_of(x, 3.0 * GELU_KAPPA), grad * gelu_tanh_of(x)
 
 
 # -- torch-compatible functions ---------------------------------------------------------------

@@ -147,6 +147,7 @@ ARITHMETIC = [
     unary("sign", exact=True),
     unary("sgn", exact=True),
     Case("addcmul", "addcmul", (T(), T(), T()), kwargs={"value": 0.5}),
+    Case("addcmul_inexact_value", "addcmul", (T(), T(), T()), kwargs={"value": 0.3}),  # where fma's form shows
     Case("addcdiv", "addcdiv", (T(), T(), NZ), kwargs={"value": -1.5}),
     Case("lerp", "lerp", (T(), T(), 0.3)),
     Case("lerp_big_weight", "lerp", (T(), T(), 0.8)),
