@@ -400,7 +400,8 @@ def test_kernels_link_a_toolkits_libdevice_only_where_it_is_faster_for_them():
     assert not prefers_toolkit_libdevice(tree("x ** 2 + x ** 0.5 + math.exp(x)"))
     assert not prefers_toolkit_libdevice(tree("math.sinh(x) + math.acos(x)"))
     assert not prefers_toolkit_libdevice(tree("math.fmod(x, y)"))
-    # erf: in kernels with a float32 tensor, for libdevice's erff (eager's results)
+    # erf, asin, acos, acosh: in kernels with a float32 tensor, for eager's results
     assert not prefers_toolkit_libdevice(tree("math.erf(x)"))
     assert prefers_toolkit_libdevice(tree("math.erf(x)"), float32_tensors=True)
+    assert prefers_toolkit_libdevice(tree("math.sinh(x) + math.acos(x)"), float32_tensors=True)
     assert not prefers_toolkit_libdevice(tree("math.exp(x)"), float32_tensors=True)
