@@ -18,7 +18,7 @@ from __future__ import annotations
 import math as _math
 from fractions import Fraction as _Fraction
 
-__all__ = ["erfinv", "digamma", "fma"]
+__all__ = ["erfinv", "digamma", "fma", "rsqrt"]
 
 _TWO_OVER_SQRT_PI = 1.1283791670955126
 _WINITZKI = 0.147  # A in erfinv(x) ~ sqrt(sqrt(t^2 + w / A) - t), t = 2 / (pi A) - w / 2: 2e-3 relative
@@ -40,6 +40,19 @@ def fma(x, y, z) -> float:
         return float(exact)  # a ratio of integers, rounded once
     except OverflowError:
         return _math.inf if exact > 0 else -_math.inf
+
+
+def rsqrt(x) -> float:
+    """1 / sqrt(x), as torch.rsqrt: inf at 0.0, -inf at -0.0, nan below 0, 0.0 at inf. On CUDA it
+    is CUDA's rsqrtf (within 2 ulp, torch's results bit for bit), where 1 / math.sqrt(x) rounds
+    twice; in the interpreter and here, the quotient of the rounded square root.
+    """
+    x = float(x)
+    if x == 0.0:
+        return _math.copysign(_math.inf, x)
+    if not x >= 0.0:  # negative or nan
+        return _math.nan
+    return 1.0 / _math.sqrt(x)
 
 
 def erfinv(x) -> float:

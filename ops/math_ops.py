@@ -60,7 +60,7 @@ def sqrt_kernel(input):
 
 @pointwise
 def rsqrt_kernel(input):
-    return 1 / math.sqrt(input)
+    return tmath.rsqrt(input)  # on CUDA rsqrtf, as torch (1 / sqrt differed on 34% of float32)
 
 
 @pointwise

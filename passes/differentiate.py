@@ -26,6 +26,7 @@ UNARY_DERIVATIVES = {
     "log10": f"1.0 / (x * {LN10})",
     "log1p": "1.0 / (x + 1.0)",
     "sqrt": "0.5 / y",
+    "rsqrt": "-0.5 * y * y * y",
     "cbrt": "y / (3.0 * x)",
     "sin": "math.cos(x)",
     "cos": "-math.sin(x)",

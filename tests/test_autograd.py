@@ -168,6 +168,21 @@ def test_erfinv_differentiates_like_torch(device):
     torch.testing.assert_close(p.grad, theirs.grad)
 
 
+def test_rsqrt_differentiates_like_torch(device):
+    @pointwise
+    def inverse_norm(x, y):
+        return tm.rsqrt(x * x + y * y)
+
+    x, y = (torch.randn(16, dtype=torch.float64, generator=torch.Generator().manual_seed(s)).to(device)
+            .requires_grad_() for s in (6, 7))
+    assert gradcheck(inverse_norm, (x, y)) and gradgradcheck(inverse_norm, (x, y))
+    inverse_norm(x, y).sum().backward()
+    theirs = [t.detach().clone().requires_grad_() for t in (x, y)]
+    torch.rsqrt(theirs[0] ** 2 + theirs[1] ** 2).sum().backward()
+    torch.testing.assert_close(x.grad, theirs[0].grad)
+    torch.testing.assert_close(y.grad, theirs[1].grad)
+
+
 def test_digamma_has_no_derivative_yet(device):
     @pointwise
     def psi(x):

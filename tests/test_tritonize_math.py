@@ -1,4 +1,4 @@
-"""tritonize.math: the functions Python's math lacks (erfinv, digamma, fma), in @pointwise bodies
+"""tritonize.math: the functions Python's math lacks (erfinv, digamma, fma, rsqrt), in @pointwise bodies
 and as plain Python.
 
 Plain Python: each function against torch.special in float64 and against mpmath, over the
@@ -55,13 +55,16 @@ UNARY = [name for name in tm.__all__ if MATH_TABLE[name].arity == 1]
 def test_special_values_as_torch():
     for name in UNARY:
         x = torch_can_judge(name, torch.tensor(EDGES, dtype=F64))
-        assert_matches(plain(getattr(tm, name), x), getattr(torch.special, name)(x), 1e-13, 1e-15, inputs=(x,))
+        theirs = getattr(torch.special, name, None) or getattr(torch, name)  # torch.rsqrt
+        assert_matches(plain(getattr(tm, name), x), theirs(x), 1e-13, 1e-15, inputs=(x,))
     assert tm.erfinv(-0.0) == 0.0 and math.copysign(1.0, tm.erfinv(-0.0)) == -1.0
     assert [tm.erfinv(v) for v in (1.0, -1.0)] == [math.inf, -math.inf]
     assert math.isnan(tm.erfinv(1.0000000000000002)) and math.isnan(tm.erfinv(-math.inf))
     assert [tm.digamma(v) for v in (0.0, -0.0, math.inf)] == [-math.inf, math.inf, math.inf]
     assert all(math.isnan(tm.digamma(v)) for v in (-1.0, -2.0, -1e20, -math.inf, math.nan))
     assert tm.erfinv(1) == math.inf and tm.digamma(True) == tm.digamma(1.0)  # ints and bools are numbers
+    assert [tm.rsqrt(v) for v in (0.0, -0.0, math.inf, 4)] == [math.inf, -math.inf, 0.0, 0.5]
+    assert all(math.isnan(tm.rsqrt(v)) for v in (-1e-300, -math.inf, math.nan))
 
 
 def test_erfinv_matches_torch_and_the_true_value():
