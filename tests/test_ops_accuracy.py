@@ -218,21 +218,21 @@ def test_add_and_sub_with_alpha_give_torchs_fma(dtype, device):
 # whose ATen kernels contract a product and a sum into one fma (found per op: the
 # benchmarks/experiments/eager_bits.py sweep), round each 16-bit step, or scale by a float32 1/6.
 # Torch's CPU kernels call Sleef's sqrt, exp and tanh, an ulp from ours, in the ones marked CUDA only;
-# gelu's erf is eager's erff where a CUDA toolkit's libdevice is linked (launch.extern_libs).
+# float32 erf, asin, acos and acosh are eager's where a CUDA toolkit's libdevice is linked.
 BOTH, CUDA_ONLY = ("cpu", "cuda"), ("cuda",)
 BIT_FOR_BIT = {
     "lerp": BOTH, "lerp_big_weight": BOTH, "lerp_tensor": BOTH, "addcmul": BOTH, "addcmul_inexact_value": BOTH,
     "addcdiv": BOTH, "tanh_backward": BOTH, "sigmoid_backward": BOTH, "hardswish": BOTH, "hardsigmoid": BOTH,
-    "gelu_tanh": BOTH, "sqrt": CUDA_ONLY, "silu_backward": CUDA_ONLY, "elu_backward": CUDA_ONLY,
+    "gelu_tanh": BOTH, "sqrt": CUDA_ONLY, "rsqrt": CUDA_ONLY, "silu_backward": CUDA_ONLY, "elu_backward": CUDA_ONLY,
     "logaddexp2": CUDA_ONLY, "gelu_backward_tanh": CUDA_ONLY,
 }
-FLOAT32_ONLY = set()  # 16-bit gelu keeps the faster erf composite, an ulp from erff before rounding
+FLOAT32_ONLY = set()  # 16-bit kernels keep Triton's libdevice and the erf composite, faster there
 if DEVICE == "cuda":
     from tritonize.launch import extern_libs
 
-    if extern_libs() is not None:
-        BIT_FOR_BIT.update(gelu=CUDA_ONLY, gelu_backward=CUDA_ONLY)
-        FLOAT32_ONLY = {"gelu", "gelu_backward"}
+    if extern_libs() is not None:  # math_table.EAGER_EXACT_IN_FLOAT32
+        FLOAT32_ONLY = {"gelu", "gelu_backward", "erf", "asin", "acos", "acosh"}
+        BIT_FOR_BIT.update(dict.fromkeys(FLOAT32_ONLY, CUDA_ONLY))
 
 
 @pytest.mark.parametrize("case, dtype", [
