@@ -146,6 +146,12 @@ def scalar_for(dtype: torch.dtype, value):
     return value
 
 
+def on_cuda(value) -> bool:
+    """Is `value` a CUDA tensor? Ops whose torch kernels compute differently on the CPU and on
+    CUDA choose their kernel by it."""
+    return isinstance(value, torch.Tensor) and value.device.type == "cuda"
+
+
 def opmath_number(dtype: torch.dtype, value: float) -> float:
     """A number as torch's float kernels hold it for a computation in `dtype` (`Scalar::to<opmath_t>()`):
     rounded to float32, the compute dtype of float32 and 16-bit tensors, and kept for float64."""

@@ -145,7 +145,7 @@ def hardswish_one_sixth_kernel(input):
 def _sixth_kernels(divides, multiplies):
     """The kernel of torch's formula for a tensor: multiplying by the float32 1/6 on CUDA (but
     float64), dividing by 6 elsewhere."""
-    return lambda input: multiplies if input.device.type == "cuda" and input.dtype != torch.float64 else divides
+    return lambda input: multiplies if c.on_cuda(input) and input.dtype != torch.float64 else divides
 
 
 @pointwise

@@ -681,7 +681,7 @@ def _addc_operands(name, input, tensor1, tensor2, value) -> tuple:
 def _addcmul_kernel(input, tensor1, tensor2):
     if not c.result_dtype(input, tensor1, tensor2).is_floating_point:
         return addcmul_kernel
-    return addcmul_cuda_kernel if isinstance(input, torch.Tensor) and input.device.type == "cuda" else addcmul_cpu_kernel
+    return addcmul_cuda_kernel if c.on_cuda(input) else addcmul_cpu_kernel
 
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
@@ -706,7 +706,7 @@ def _addcdiv_check(tensor1, tensor2):
 
 def _addcdiv_kernel(input):
     """torch's CPU kernels compute (value * tensor1) / tensor2 and add, its CUDA kernel one fma."""
-    return addcdiv_fma_kernel if isinstance(input, torch.Tensor) and input.device.type == "cuda" else addcdiv_kernel
+    return addcdiv_fma_kernel if c.on_cuda(input) else addcdiv_kernel
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
