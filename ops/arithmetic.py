@@ -729,9 +729,12 @@ def _checked_lerp_weight(input, end, weight):
                            f"{c.C_NAMES[weight.dtype]}")
     c.require_floating("lerp_kernel_tensor" if isinstance(weight, torch.Tensor) else "lerp_kernel_scalar",
                        input.dtype)
-    # a number weight as ATen holds it, in the compute dtype: 1 - 0.8 is then float32's 0.19999999,
-    # where float64's 0.19999999999999996 rounds to 0.2 (a different fma on 41% of elements)
-    return weight if isinstance(weight, torch.Tensor) else c.opmath_number(input.dtype, weight)
+    # the weight as ATen's kernels see it: a number in the compute dtype (1 - 0.8 is then float32's
+    # 0.19999999, where float64's 0.19999999999999996 rounds to 0.2: a different fma on 41% of
+    # elements), a 0-d tensor of another dtype cast to the input's (a bfloat16 weight, say)
+    if isinstance(weight, torch.Tensor):
+        return weight if weight.dtype == input.dtype else weight.to(input.dtype)
+    return c.opmath_number(input.dtype, weight)
 
 
 def lerp(input, end, weight, *, out=None):

@@ -245,3 +245,14 @@ def test_ops_give_torchs_results_bit_for_bit(case, dtype, device):
     by up to 10^5 ulp where the sum cancels."""
     args = make_args(case, dtype, torch.Generator().manual_seed(seed(case.id)), device=device, shape=(32, 64))
     _bitwise_equal(case.ours(*args, **case.kwargs), case.theirs(*args, **case.kwargs))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16], ids=lambda d: str(d)[6:])
+def test_lerp_weights_reach_the_kernel_as_torchs_do(dtype, device):
+    """A number weight in the compute dtype, a 0-d tensor weight of another dtype cast to the
+    input's: bit for bit torch's either way (they differ from each other in 16 bits)."""
+    generator = torch.Generator().manual_seed(13)
+    a, b = (torch.randn(2048, generator=generator).to(dtype).to(device) for _ in range(2))
+    for weight in (0.3, 0.8, torch.tensor(0.8, dtype=torch.float64), torch.tensor(0.7001, dtype=torch.float64),
+                   torch.tensor(0.3, dtype=torch.float64, device=device)):
+        _bitwise_equal(ops.lerp(a, b, weight), torch.lerp(a, b, weight))
