@@ -393,14 +393,22 @@ def _is_bool(value) -> bool:
     return value.dtype == torch.bool if isinstance(value, torch.Tensor) else type(value) is bool
 
 
+def _alpha_kernel(dtype, input, other, fma_kernel, kernel):
+    """`fma_kernel` where the result is a float, else `kernel`; `dtype` the result dtype where the
+    caller has it already (None: found here, once a call)."""
+    return fma_kernel if (dtype or c.result_dtype(input, other)).is_floating_point else kernel
+
+
 def _add(input, other, alpha, out=None, inplace=None):
     # an int alpha passes alpha_check whatever the dtypes, and stays an int unless the result is
     # bool: only then is the result dtype needed (it costs ~1 us of a tiny call)
+    dtype = None
     if type(alpha) is not int or (_is_bool(input) and _is_bool(other)):
-        alpha = _alpha(c.result_dtype(input, other), alpha)
+        dtype = c.result_dtype(input, other)
+        alpha = _alpha(dtype, alpha)
     if alpha == 1 and not isinstance(alpha, bool):
         return c.run(add_kernel, input, other, out=out, inplace=inplace)
-    kernel = add_alpha_fma_kernel if c.result_dtype(input, other).is_floating_point else add_alpha_kernel
+    kernel = _alpha_kernel(dtype, input, other, add_alpha_fma_kernel, add_alpha_kernel)
     return c.run(kernel, input, other, alpha, out=out, inplace=inplace)
 
 
@@ -424,11 +432,13 @@ def _sub_check(input, other):
 
 def _sub(input, other, alpha, out=None, inplace=None):
     _sub_check(input, other)
+    dtype = None
     if type(alpha) is not int:  # an int alpha passes alpha_check; the result is not bool (_sub_check)
-        alpha = _alpha(c.result_dtype(input, other), alpha)
+        dtype = c.result_dtype(input, other)
+        alpha = _alpha(dtype, alpha)
     if alpha == 1:
         return c.run(sub_kernel, input, other, out=out, inplace=inplace)
-    kernel = sub_alpha_fma_kernel if c.result_dtype(input, other).is_floating_point else sub_alpha_kernel
+    kernel = _alpha_kernel(dtype, input, other, sub_alpha_fma_kernel, sub_alpha_kernel)
     return c.run(kernel, input, other, alpha, out=out, inplace=inplace)
 
 
@@ -446,11 +456,13 @@ subtract, subtract_ = sub, sub_
 def rsub(input, other, *, alpha=1, out=None):
     """other - alpha * input."""
     _sub_check(input, other)
+    dtype = None
     if type(alpha) is not int:  # an int alpha passes alpha_check; the result is not bool (_sub_check)
-        alpha = _alpha(c.result_dtype(input, other), alpha)
+        dtype = c.result_dtype(input, other)
+        alpha = _alpha(dtype, alpha)
     if alpha == 1:
         return c.run(sub_kernel, other, input, out=out)
-    kernel = rsub_alpha_fma_kernel if c.result_dtype(input, other).is_floating_point else rsub_alpha_kernel
+    kernel = _alpha_kernel(dtype, input, other, rsub_alpha_fma_kernel, rsub_alpha_kernel)
     return c.run(kernel, input, other, alpha, out=out)
 
 
@@ -670,28 +682,30 @@ sgn, sgn_ = sign, sign_  # the same for real dtypes
 
 
 def _addc_operands(name, input, tensor1, tensor2, value) -> tuple:
-    """The kernel's arguments: the tensors widened where the result is float64, then the value."""
+    """(result dtype, the kernel's arguments: the tensors widened where the result is float64,
+    then the value)."""
     dtype = c.result_dtype(input, tensor1, tensor2)
     c.require_not_bool(name, dtype)
     # the value as ATen holds it: in the dtype for integers, in the compute dtype for floats
     value = c.opmath_number(dtype, value) if dtype.is_floating_point else c.scalar_for(dtype, value)
-    return (*c.widened(input, tensor1, tensor2, dtype=dtype), value)
+    return dtype, (*c.widened(input, tensor1, tensor2, dtype=dtype), value)
 
 
-def _addcmul_kernel(input, tensor1, tensor2):
-    if not c.result_dtype(input, tensor1, tensor2).is_floating_point:
-        return addcmul_kernel
-    return addcmul_cuda_kernel if c.on_cuda(input) else addcmul_cpu_kernel
+def _addcmul(input, tensor1, tensor2, value, **destination):
+    dtype, operands = _addc_operands("addcmul", input, tensor1, tensor2, value)
+    if not dtype.is_floating_point:
+        kernel = addcmul_kernel
+    else:
+        kernel = addcmul_cuda_kernel if c.on_cuda(input) else addcmul_cpu_kernel
+    return c.run(kernel, *operands, **destination)
 
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
-    return c.run(_addcmul_kernel(input, tensor1, tensor2), *_addc_operands("addcmul", input, tensor1, tensor2, value),
-                 out=out)
+    return _addcmul(input, tensor1, tensor2, value, out=out)
 
 
 def addcmul_(input, tensor1, tensor2, *, value=1):
-    return c.run(_addcmul_kernel(input, tensor1, tensor2), *_addc_operands("addcmul", input, tensor1, tensor2, value),
-                 inplace=input)
+    return _addcmul(input, tensor1, tensor2, value, inplace=input)
 
 
 def _addcdiv_check(tensor1, tensor2):
@@ -704,19 +718,19 @@ def _addcdiv_check(tensor1, tensor2):
             "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
 
 
-def _addcdiv_kernel(input):
-    """torch's CPU kernels compute (value * tensor1) / tensor2 and add, its CUDA kernel one fma."""
-    return addcdiv_fma_kernel if c.on_cuda(input) else addcdiv_kernel
+def _addcdiv(input, tensor1, tensor2, value, **destination):
+    _addcdiv_check(tensor1, tensor2)
+    _, operands = _addc_operands("addcdiv", input, tensor1, tensor2, value)
+    # torch's CPU kernels compute (value * tensor1) / tensor2 and add, its CUDA kernel one fma
+    return c.run(addcdiv_fma_kernel if c.on_cuda(input) else addcdiv_kernel, *operands, **destination)
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
-    _addcdiv_check(tensor1, tensor2)
-    return c.run(_addcdiv_kernel(input), *_addc_operands("addcdiv", input, tensor1, tensor2, value), out=out)
+    return _addcdiv(input, tensor1, tensor2, value, out=out)
 
 
 def addcdiv_(input, tensor1, tensor2, *, value=1):
-    _addcdiv_check(tensor1, tensor2)
-    return c.run(_addcdiv_kernel(input), *_addc_operands("addcdiv", input, tensor1, tensor2, value), inplace=input)
+    return _addcdiv(input, tensor1, tensor2, value, inplace=input)
 
 
 def _checked_lerp_weight(input, end, weight):
