@@ -12,7 +12,7 @@ from conftest import DEVICE
 from test_ops_cases import CASES, TOLERANCE, T, make_args, make_tensor, seed
 from test_semantics import _bitwise_equal
 
-from tritonize import ops
+from tritonize import approximations, ops
 
 
 def float64_reference(value):
@@ -126,6 +126,12 @@ def test_positive_is_the_input_itself(device):
         tops.positive(x > 0)
 
 
+def random_bit_patterns(dtype, generator, count=2**14):
+    """`count` 16-bit values drawn from all 2^16 bit patterns (every exponent, subnormals,
+    infinities, NaN), on the CPU."""
+    return approximations.every_value(dtype, "cpu")[torch.randint(0, 2**16, (count,), generator=generator)]
+
+
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
 def test_trunc_division_of_16_bit_tensors_rounds_the_quotient_first(dtype, device):
     """div(a, b, rounding_mode="trunc") of two 16-bit tensors is trunc of the quotient rounded to
@@ -133,9 +139,7 @@ def test_trunc_division_of_16_bit_tensors_rounds_the_quotient_first(dtype, devic
     it lands on the next integer where the float32 quotient lies within half an ulp below one,
     which these pairs include. By a number, the float32 quotient is truncated, as torch does."""
     generator = torch.Generator().manual_seed(5)
-    every = torch.arange(-2**15, 2**15, dtype=torch.int32).to(torch.int16).view(dtype)
-    a = every[torch.randint(0, 2**16, (2**14,), generator=generator)]
-    b = every[torch.randint(0, 2**16, (2**14,), generator=generator)]
+    a, b = random_bit_patterns(dtype, generator), random_bit_patterns(dtype, generator)
     quotient = a.float() / b.float()
     rounded = quotient.to(dtype).float()
     assert int(((rounded == rounded.trunc()) & (quotient.trunc() != rounded.trunc())).sum()) > 0
@@ -169,9 +173,8 @@ def test_discrete_16_bit_ops_give_torchs_results_bit_for_bit(case, dtype, device
     if device == "cuda" and dtype == torch.float16 and case.id in TORCH_CUDA_FLOAT16_FLOOR:
         pytest.skip("torch's CUDA float16 floor division rounds floor(div) inside its steps")
     generator = torch.Generator().manual_seed(seed(case.id))
-    every = torch.arange(-2**15, 2**15, dtype=torch.int32).to(torch.int16).view(dtype)
-    args = [every[torch.randint(0, 2**16, (2**14,), generator=generator)].to(device) if not isinstance(a, (int, float))
-            else a for a in case.args]
+    args = [random_bit_patterns(dtype, generator).to(device) if not isinstance(a, (int, float)) else a
+            for a in case.args]
     _bitwise_equal(case.ours(*args, **case.kwargs), case.theirs(*args, **case.kwargs))
 
 
@@ -181,8 +184,7 @@ def test_ldexp_by_a_16_bit_exponent_rounds_the_power_first(dtype, device):
     that dtype first (2 ** 20 is inf in float16, 2 ** -31 is 0), which ldexp here does too, bit
     for bit over random bit patterns; by an integer exponent the power is float32."""
     generator = torch.Generator().manual_seed(7)
-    every = torch.arange(-2**15, 2**15, dtype=torch.int32).to(torch.int16).view(dtype)
-    x, e = (every[torch.randint(0, 2**16, (2**14,), generator=generator)].to(device) for _ in range(2))
+    x, e = (random_bit_patterns(dtype, generator).to(device) for _ in range(2))
     _bitwise_equal(ops.ldexp(x, e), torch.ldexp(x, e))
     integer_e = torch.randint(-40, 40, (2**14,), generator=generator, dtype=torch.int32).to(device)
     _bitwise_equal(ops.ldexp(x, integer_e), torch.ldexp(x, integer_e))

@@ -14,6 +14,7 @@ import argparse
 import torch
 
 from benchmarks.experiments.floor_divide import c_fmod
+from tritonize.approximations import every_value
 
 
 def formula(a, b, dtype, rounded):
@@ -59,7 +60,7 @@ def main():
     print(f"# python -m benchmarks.experiments.floor_divide16 --device {options.device} "
           f"({torch.cuda.get_device_name() if options.device == 'cuda' else 'CPU'}, torch {torch.__version__})")
     for dtype in (torch.float16, torch.bfloat16):
-        every = torch.arange(-2**15, 2**15, dtype=torch.int32).to(torch.int16).view(dtype)
+        every = every_value(dtype, "cpu")
         a = every[torch.randint(0, 2**16, (2**20,), generator=generator)].to(options.device)
         b = every[torch.randint(0, 2**16, (2**20,), generator=generator)].to(options.device)
         theirs = torch.floor_divide(a, b)

@@ -25,6 +25,7 @@ import triton.language as tl
 from triton.language.extra import libdevice
 
 from benchmarks.experiments import header
+from tritonize.approximations import every_value
 from benchmarks.run import best_in_turn, compile_static, graph_us, rotating_sets, same_bytes_copy
 
 CANDIDATES = {0: "libdevice pow", 1: "libdevice exp2", 2: "tl.exp2"}
@@ -59,10 +60,6 @@ def differ(ours, theirs) -> int:
     return int(((ours.view(torch.int16) != theirs.view(torch.int16)) & ~both_nan).sum())
 
 
-def every_value(dtype) -> torch.Tensor:
-    return torch.arange(-2**15, 2**15, dtype=torch.int32).to(torch.int16).view(dtype).cuda()
-
-
 def literal_base(exponents):
     """Part 3: float32 pow(2.0, x) with the base a runtime number and a literal, as CUDA graphs."""
     from tritonize.ops import arithmetic
@@ -92,7 +89,7 @@ def main():
 
     print(header("power_of_two"), flush=True)
     for dtype in (torch.bfloat16, torch.float16):
-        x = every_value(dtype)
+        x = every_value(dtype, "cuda")
         eager = torch.pow(2.0, x)
         ours = ops.pow(2.0, x)
         counts = {name: differ(candidate(index)(x), eager) for index, name in CANDIDATES.items()}
