@@ -6,7 +6,9 @@ Triton, each picked coefficient costs a move and a predicated move per element (
 instructions for a 2^24-element bfloat16 gelu, eager's nvcc build of the same erff 15.8M), and
 16-bit gelu, which is compute-bound on an H200, ran at 0.9x eager. `f32_erf` evaluates both
 polynomials with their coefficients as immediates and selects once: 15.6M instructions, 1.09x
-eager (benchmarks/results/experiment_gelu_compute_h200.txt).
+eager (benchmarks/results/experiment_gelu_compute_h200.txt). Its polynomials and steps are
+libdevice's own, so it gives erff's results bit for bit (its first form, fitted by
+benchmarks/experiments/fit_erf.py, was within 1.2 ulp but 1-2 ulp off erff on 23% of inputs).
 
 Triton 3.6 compiles libdevice's atanf loosely too: bfloat16 atan at 2^24 elements executed 21.2M
 instructions on an H200, `f32_atan` (the same method) 15.0M, eager 11.7M; atan went from 0.80x to
@@ -24,29 +26,32 @@ those they take and return float32 blocks, and only CUDA kernels call them.
 import triton.language as tl
 
 
-# f32_erf: |x| < 1: x + x * p(x^2). Else 1 - 2^(-t * (1 + q(t))) with x's sign, t = min(|x|, 4)
-# (erf(4) rounds to 1). p and q are minimax fits (benchmarks/experiments/fit_erf.py), 0.99 ulp
-# before rounding in ex2.approx, with each step one fma (kernels compile without fma
-# contraction, so it is spelled out). nan stays nan (the first branch), +-inf give +-1, -0.0
-# stays -0.0.
+# f32_erf: CUDA's erff (libdevice's __nv_erff, the same in Triton's libdevice and a CUDA 13
+# toolkit's), step for step: the same coefficients, fmas and branch test, so that its results are
+# eager's bit for bit. |x| < 1.00296: x + x * p(x^2); else 1 - 2^(-t - t * q(t)) with x's sign,
+# t = |x| (ex2.approx, as libdevice's). libdevice picks each coefficient of one polynomial per
+# element; here each polynomial has its own, as immediates, and one select picks the result.
+# nan stays nan (the first branch: nan >= c is false), +-inf give +-1 (q overflows to +inf,
+# 2^-inf = 0), -0.0 stays -0.0.
 def f32_erf(x):
-    """erf in float32 from two minimax polynomials and one select, within 1.2 ulp (libdevice's erff: 2)."""
+    """erf in float32 as CUDA's erff computes it (libdevice's polynomials and steps), with each polynomial's coefficients as immediates."""
     s = x * x
-    p = tl.math.fma(7.853860006434843e-05, s, -0.0008010193123482168)
-    p = tl.math.fma(p, s, 0.005188327748328447)
-    p = tl.math.fma(p, s, -0.026853810995817184)
-    p = tl.math.fma(p, s, 0.1128358542919159)
-    p = tl.math.fma(p, s, -0.3761262595653534)
-    p = tl.math.fma(p, s, 0.12837916612625122)
+    p = tl.math.fma(8.483494457323104e-05, s, -0.0008213091641664505)
+    p = tl.math.fma(p, s, 0.005213488824665546)
+    p = tl.math.fma(p, s, -0.026868773624300957)
+    p = tl.math.fma(p, s, 0.11284004896879196)
+    p = tl.math.fma(p, s, -0.37612664699554443)
+    p = tl.math.fma(p, s, 0.12837915122509003)
     near_zero = tl.math.fma(p, x, x)
-    t = tl.minimum(tl.abs(x), 4.0)
-    q = tl.math.fma(-0.00030389297171495855, t, 0.004597784485667944)
-    q = tl.math.fma(q, t, -0.032891206443309784)
-    q = tl.math.fma(q, t, 0.15165050327777863)
-    q = tl.math.fma(q, t, 0.9173109531402588)
-    q = tl.math.fma(q, t, 0.6280525326728821)
+    t = tl.abs(x)
+    q = tl.math.fma(0.00011219871521461755, t, -0.0013275252422317863)
+    q = tl.math.fma(q, t, 0.00839653518050909)
+    q = tl.math.fma(q, t, -0.04024658352136612)
+    q = tl.math.fma(q, t, 0.15950430929660797)
+    q = tl.math.fma(q, t, 0.9129176735877991)
+    q = tl.math.fma(q, t, 0.6290600299835205)
     tail = 1.0 - tl.exp2(tl.math.fma(q, t * -1.0, t * -1.0))
-    return tl.where(tl.abs(x) >= 1.0, tl.where(x < 0.0, tail * -1.0, tail), near_zero)
+    return tl.where(t >= 1.002959966659546, tl.where(x < 0.0, tail * -1.0, tail), near_zero)
 
 
 # f32_digamma (benchmarks/experiments/fit_digamma.py): float32 throughout, as torch's CUDA

@@ -124,10 +124,10 @@ TOOLKIT_SLOWER = {"acos", "asin", "fmod", "ldexp"}
 
 # Rows whose kernels, where they have a float32 tensor, link a CUDA toolkit's libdevice, whose
 # functions give eager's results bit for bit, at the copy's speed there as Triton's do (within 2% on
-# an H200). erf's float32 composite (1-2 ulp off on 23% of float32 erf results, 13% of gelu's) and
-# Triton's asinf, acosf and acoshf (2-3 ulp off on 11-41%) are faster only in all-16-bit kernels,
-# which keep them (benchmarks/results/experiment_eager_bits.txt, experiment_libdevice_h200.txt).
-EAGER_EXACT_IN_FLOAT32 = {"erf", "asin", "acos", "acosh"}
+# an H200). Triton's asinf, acosf and acoshf (2-3 ulp off on 11-41%) are faster only in all-16-bit
+# kernels, which keep them (benchmarks/results/experiment_eager_bits.txt, experiment_libdevice_h200.txt).
+# erf needs no toolkit: its float32 composite is erff's own steps (float32_math.f32_erf).
+EAGER_EXACT_IN_FLOAT32 = {"asin", "acos", "acosh"}
 
 
 def prefers_toolkit_libdevice(tree: ast.AST, float32_tensors: bool = False) -> bool:

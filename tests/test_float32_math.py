@@ -91,11 +91,13 @@ def ulps(got, exact):
 
 
 def test_f32_erf_is_within_two_ulp(f32_erf):
-    dense = torch.linspace(-5, 5, 200_001)  # both branches, the switch at |x| = 1, the clamp at 4
+    dense = torch.linspace(-5, 5, 200_001)  # both branches, the switch at |x| = 1.00296, the tail
     tiny = torch.logspace(-38, 0, 20_001)  # down to float32's normals, where x + x * p must not flush
     below_one = torch.nextafter(torch.tensor(1.0), torch.tensor(0.0))
+    switch = torch.tensor(1.002959966659546)
     x = torch.cat([dense, tiny, -tiny, torch.stack([below_one, -below_one]),
-                   torch.tensor([1.0, -1.0, 3.9999998, 4.0, 4.0000005])])
+                   torch.stack([switch, torch.nextafter(switch, torch.tensor(0.0))]),
+                   torch.tensor([1.0, -1.0, 3.9999998, 4.0, 4.0000005, 9.5])])
     error = ulps(f32_erf(x), torch.erf(x.double()))
     worst = int(error.argmax())
     assert error.max() <= 2.0, f"{error.max():.2f} ulp at x = {x[worst].item()!r}"
@@ -110,6 +112,25 @@ def test_f32_erf_special_values(f32_erf):
     assert got[4].isnan()
     assert torch.equal(got[5:8], torch.tensor([1.0, -1.0, 1.0]))
     assert torch.equal(got[8:], x[8:])  # erf(x) = 1.128 x rounds to x at the smallest subnormal
+
+
+@pytest.mark.skipif(not GPU, reason="CUDA's erff is eager's on a GPU")
+def test_f32_erf_is_cudas_erff_bit_for_bit_on_every_float32(tmp_path_factory):
+    """Compiled, f32_erf takes erff's steps: every one of the 2^32 float32 bit patterns (NaN
+    payloads aside: any NaN) gives torch.erf's CUDA result, which calls erff."""
+    f32_erf = load_module(tmp_path_factory, "f32_erf", jit=True).apply_kernel
+    chunk = 2**26
+    out = torch.empty(chunk, device="cuda")
+    for start in range(-2**31, 2**31, chunk):
+        x = torch.arange(start, start + chunk, dtype=torch.int64, device="cuda").to(torch.int32).view(torch.float32)
+        f32_erf[(chunk // 1024,)](x, out, chunk, BLOCK=1024)
+        expected = torch.erf(x)
+        same = (out.view(torch.int32) == expected.view(torch.int32)) | (out.isnan() & expected.isnan())
+        if not bool(same.all()):
+            first = int((~same).nonzero()[0])
+            raise AssertionError(f"{int((~same).sum())} of the float32 values from bits {start} differ, "
+                                 f"first erf({x[first].item()!r}) = {out[first].item()!r}, "
+                                 f"torch {expected[first].item()!r}")
 
 
 def test_f32_digamma_is_within_three_ulp_above_zero(f32_digamma):

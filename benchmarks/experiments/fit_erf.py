@@ -1,4 +1,5 @@
-"""The coefficients of passes/float32_math.f32_erf: minimax fits by Lawson's iteration
+"""The first coefficients of passes/float32_math.f32_erf (since replaced by libdevice's erff's own,
+whose results are eager's bit for bit): minimax fits by Lawson's iteration
 (iteratively reweighted least squares) in float64, then the whole float32 evaluation emulated
 in numpy (fma rounded once) against float64 erf. CPU only, numpy and the math module.
 

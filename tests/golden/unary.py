@@ -7,23 +7,24 @@ import triton.language as tl
 
 @triton.jit
 def f32_erf(x):
-    """erf in float32 from two minimax polynomials and one select, within 1.2 ulp (libdevice's erff: 2)."""
+    """erf in float32 as CUDA's erff computes it (libdevice's polynomials and steps), with each polynomial's coefficients as immediates."""
     s = x * x
-    p = tl.math.fma(7.853860006434843e-05, s, -0.0008010193123482168)
-    p = tl.math.fma(p, s, 0.005188327748328447)
-    p = tl.math.fma(p, s, -0.026853810995817184)
-    p = tl.math.fma(p, s, 0.1128358542919159)
-    p = tl.math.fma(p, s, -0.3761262595653534)
-    p = tl.math.fma(p, s, 0.12837916612625122)
+    p = tl.math.fma(8.483494457323104e-05, s, -0.0008213091641664505)
+    p = tl.math.fma(p, s, 0.005213488824665546)
+    p = tl.math.fma(p, s, -0.026868773624300957)
+    p = tl.math.fma(p, s, 0.11284004896879196)
+    p = tl.math.fma(p, s, -0.37612664699554443)
+    p = tl.math.fma(p, s, 0.12837915122509003)
     near_zero = tl.math.fma(p, x, x)
-    t = tl.minimum(tl.abs(x), 4.0)
-    q = tl.math.fma(-0.00030389297171495855, t, 0.004597784485667944)
-    q = tl.math.fma(q, t, -0.032891206443309784)
-    q = tl.math.fma(q, t, 0.15165050327777863)
-    q = tl.math.fma(q, t, 0.9173109531402588)
-    q = tl.math.fma(q, t, 0.6280525326728821)
+    t = tl.abs(x)
+    q = tl.math.fma(0.00011219871521461755, t, -0.0013275252422317863)
+    q = tl.math.fma(q, t, 0.00839653518050909)
+    q = tl.math.fma(q, t, -0.04024658352136612)
+    q = tl.math.fma(q, t, 0.15950430929660797)
+    q = tl.math.fma(q, t, 0.9129176735877991)
+    q = tl.math.fma(q, t, 0.6290600299835205)
     tail = 1.0 - tl.exp2(tl.math.fma(q, t * -1.0, t * -1.0))
-    return tl.where(tl.abs(x) >= 1.0, tl.where(x < 0.0, tail * -1.0, tail), near_zero)
+    return tl.where(t >= 1.002959966659546, tl.where(x < 0.0, tail * -1.0, tail), near_zero)
 
 
 @triton.jit
