@@ -100,7 +100,8 @@ MATH_TABLE: dict[str, MathFn] = {
     "fma": _f(3, "tl.fma(a, b, c)", "portable_fma(a, b, c)", costly=False,
               portable_narrow="portable_fma_to_odd(a, b, c)"),
     "fmod": _f(2, "libdevice.fmod(a, b)", "portable_fmod(a, b)"),
-    "hypot": _f(2, "libdevice.hypot(a, b)", "portable_hypot(a, b)"),
+    # nvcc's hypotf, which torch's CUDA kernel calls, is inlined code, not libdevice's __nv_hypotf
+    "hypot": _f(2, "libdevice.hypot(a, b)", "portable_hypot(a, b)", float32="f32_hypot(a, b)"),
     "pow": _f(2, "libdevice.pow(a, b)", "portable_pow(a, b)"),
     "nextafter": _f(2, "libdevice.nextafter(a, b)", "portable_nextafter(a, b)"),
     "degrees": _f(1, "a * 57.29577951308232", "a * 57.29577951308232", costly=False),
