@@ -109,8 +109,9 @@ class Specialization:
     # split (call.two_dimensional_grid: all tiles whose rows fit the grid's second dimension)
     two_dimensional_grid: bool = False
     # the CUDA kernel links a CUDA toolkit's libdevice (dsl/launch.toolkit_libdevice), not Triton's:
-    # where there is one and the function is faster with it (math_table.prefers_toolkit_libdevice);
-    # math_table.OLD_LIBDEVICE_ONLY's composites then give way to libdevice's own functions
+    # where there is one and the function is faster with it, or gives eager's results with it
+    # (math_table.prefers_toolkit_libdevice); math_table.LIBDEVICE_WITH_A_TOOLKIT's composites then
+    # give way to libdevice's own functions
     toolkit_libdevice: bool = False
 
     @property

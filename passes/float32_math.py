@@ -12,7 +12,9 @@ benchmarks/experiments/fit_erf.py, was within 1.2 ulp but 1-2 ulp off erff on 23
 
 Triton 3.6 compiles libdevice's atanf loosely too: bfloat16 atan at 2^24 elements executed 21.2M
 instructions on an H200, `f32_atan` (the same method) 15.0M, eager 11.7M; atan went from 0.80x to
-0.92-0.95x eager and atan2 from 0.92x to 1.02-1.05x. Composites of sinh, cosh and tanh were
+0.92-0.95x eager and atan2 from 0.92x to 1.02-1.05x. Fitted at first, f32_erf, f32_atan and
+f32_atan2 now take libdevice's own coefficients and steps (CUDA 13's for atan2f), so that their
+results are eager's bit for bit, with or without a CUDA toolkit. Composites of sinh, cosh and tanh were
 measured too and not taken: as accurate as libdevice's, they were no faster
 (benchmarks/experiments/math_composites.py, results/experiment_math_composites_h200.txt).
 
@@ -114,45 +116,55 @@ def f32_digamma(x):
     return tl.where(x == 0.0, -1.0 / x, result)
 
 
-# f32_atan_unit, f32_atan, f32_atan2: atan(t) = t + t s p(s) on |t| <= 1, p of degree 7
-# (fit_float32.py; atan 1.49 ulp emulated); outside it atan(x) = +-pi/2 - atan(1/x), and atan2
-# places atan(min / max) of |x| and |y| in its quadrant. pi/2 and pi are float32's plus their low
-# parts as one fma (both low parts are -2.7827534e-08 of the float32 value).
-def f32_atan_unit(t):
-    """atan in float32 for |t| <= 1: t + t s p(s), s = t^2, p of degree 7; atan(-0.0) = -0.0."""
-    s = t * t
-    p = tl.math.fma(0.002920687897130847, s, -0.01636791042983532)
-    p = tl.math.fma(p, s, 0.04321183264255524)
-    p = tl.math.fma(p, s, -0.07552211731672287)
-    p = tl.math.fma(p, s, 0.10666003823280334)
-    p = tl.math.fma(p, s, -0.14211055636405945)
-    p = tl.math.fma(p, s, 0.19993773102760315)
-    p = tl.math.fma(p, s, -0.33333152532577515)
-    # p < 0 at 0, so t + t s p would give +0.0 for t = -0.0
-    return tl.where(t == 0.0, t, tl.math.fma(p * s, t, t))
-
-
+# f32_atan, f32_atan2: CUDA's atanf and CUDA 13's atan2f (libdevice's __nv_atanf and the CUDA 13.0
+# toolkit's __nv_atan2f; Triton 3.6 bundles an older atan2f), step for step, so that their results
+# are eager's bit for bit: atan(u) = u + u s p(s), s = u^2, with libdevice's coefficients, and
+# pi/2 and pi as an fma of two float32 factors (0.93318945 * 1.6832556 and twice the first).
+# atanf takes u = 1/|x| for |x| > 1 by the approximate reciprocal (rcp.approx.ftz), which
+# Triton's float32 `/` of 1.0 (div.full) gives there; atan2f takes u = min/max of |x| and |y|
+# rounded to nearest, and its own results for zeros, equal magnitudes (pi/4, 3pi/4) and nans.
 def f32_atan(x):
-    """atan in float32: f32_atan_unit of t = x or 1/x, |t| <= 1, taken from +-pi/2 for |x| > 1."""
-    big = tl.abs(x) > 1.0
-    p = f32_atan_unit(tl.where(big, 1.0 / x, x))
-    half_pi = tl.where(x < 0.0, -1.5707963705062866, 1.5707963705062866)
-    return tl.where(big, tl.math.fma(half_pi, -2.7827534417466256e-08, half_pi - p), p)
+    """atan in float32 as CUDA's atanf computes it: libdevice's polynomial in u = |x| or 1/|x|, taken from pi/2 above 1, x's sign."""
+    t = tl.abs(x)
+    big = t > 1.0
+    u = tl.where(big, 1.0 / t, t)
+    s = u * u
+    p = tl.math.fma(0.0024500289000570774, s, -0.014396979473531246)
+    p = tl.math.fma(p, s, 0.03984975069761276)
+    p = tl.math.fma(p, s, -0.07252974808216095)
+    p = tl.math.fma(p, s, 0.10518480092287064)
+    p = tl.math.fma(p, s, -0.1417180299758911)
+    p = tl.math.fma(p, s, 0.19988775253295898)
+    p = tl.math.fma(p, s, -0.3333294093608856)
+    r = tl.math.fma(p * s, u, u)
+    r = tl.where(big, tl.math.fma(0.9331894516944885, 1.6832555532455444, r * -1.0), r)
+    return tl.where(x.to(tl.int32, bitcast=True) < 0, r * -1.0, r)
 
 
 def f32_atan2(y, x):
-    """atan2 in float32: f32_atan_unit of min(|x|,|y|)/max(|x|,|y|) placed in its quadrant, C99's zeros, infinities and nans."""
+    """atan2 in float32 as CUDA 13's atan2f computes it: libdevice's polynomial in min/max of |x| and |y|, its quadrant steps and special cases."""
     ax = tl.abs(x)
     ay = tl.abs(y)
     swap = ay > ax
-    t = tl.where(swap, ax, ay) / tl.where(swap, ay, ax)
-    t = tl.where(ax == ay, 1.0, t)
-    p = f32_atan_unit(tl.where(ax + ay == 0.0, 0.0, t))
+    larger = tl.where(swap, ay, ax)
+    q = tl.math.div_rn(tl.where(swap, ax, ay), larger)
+    s = q * q
+    p = tl.math.fma(0.0027380611281841993, s, -0.015681877732276917)
+    p = tl.math.fma(p, s, 0.04220075160264969)
+    p = tl.math.fma(p, s, -0.07479298114776611)
+    p = tl.math.fma(p, s, 0.10640415549278259)
+    p = tl.math.fma(p, s, -0.1420772224664688)
+    p = tl.math.fma(p, s, 0.19993925094604492)
+    p = tl.math.fma(p, s, -0.33333197236061096)
+    r = tl.math.fma(p * s, q, q)
     x_negative = x.to(tl.int32, bitcast=True) < 0
-    base = tl.where(swap, 1.5707963705062866, tl.where(x_negative, 3.1415927410125732, 0.0))
-    r = tl.math.fma(base, -2.7827534417466256e-08, base + tl.where(swap != x_negative, p * -1.0, p))
-    r = tl.where(y.to(tl.int32, bitcast=True) < 0, r * -1.0, r)
-    return tl.where((x == x) & (y == y), r, x + y)
+    above = tl.math.fma(0.9331894516944885, 1.6832555532455444, tl.where(x_negative, r, r * -1.0))
+    below = tl.where(x_negative, tl.math.fma(1.866378903388977, 1.6832555532455444, r * -1.0), r)
+    r = tl.where(swap, above, below)
+    r = tl.where(ax == ay, tl.where(x_negative, 2.356194496154785, 0.7853981852531433), r)
+    r = tl.where(larger == 0.0, tl.where(x_negative, 3.1415927410125732, 0.0), r)
+    total = ax + ay
+    return tl.where(total == total, tl.where(y.to(tl.int32, bitcast=True) < 0, r * -1.0, r), total)
 
 
 # f32_hypot: nvcc's hypotf (CUDA 13.0's math headers inline it; torch's ::hypot(float, float) is

@@ -13,7 +13,7 @@ import torch
 from tritonize.passes.ast_tools import (NameAllocator, comment, constant, expr, is_math_call, math_name,
                                         name)
 from tritonize.passes.fold_constants import literal
-from tritonize.passes.math_table import CHEAP_EXPONENTS, EAGER_EXACT_IN_FLOAT32, MATH_TABLE, OLD_LIBDEVICE_ONLY
+from tritonize.passes.math_table import CHEAP_EXPONENTS, LIBDEVICE_WITH_A_TOOLKIT, MATH_TABLE
 from tritonize.passes.type_rules import (BIT_WIDTH, VType, compute_dtype, is_float, triton_dtype)
 
 _INT_RANGE = {torch.int8: (-2**7, 2**7), torch.int16: (-2**15, 2**15), torch.int32: (-2**31, 2**31),
@@ -611,8 +611,7 @@ class LowerToTriton:
             values = [self.hoisted(a, dtype, "v") for a in args]
             return expr(entry.cuda, **dict(zip("abc", values)))
         work = compute_dtype(dtype)
-        composite = entry.float32 and not (self.spec.toolkit_libdevice and (
-            fname in OLD_LIBDEVICE_ONLY or (fname in EAGER_EXACT_IN_FLOAT32 and self.spec.float32_tensors)))
+        composite = entry.float32 and not (self.spec.toolkit_libdevice and fname in LIBDEVICE_WITH_A_TOOLKIT)
         if not self.spec.portable_math and work == torch.float32 and composite:
             template = entry.float32
         elif self.spec.portable_math or entry.cuda.startswith("portable_"):

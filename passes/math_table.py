@@ -118,8 +118,9 @@ MATH_TABLE: dict[str, MathFn] = {
 # an H200, bfloat16 at 2^24, the toolkit's (CUDA 13.0) against Triton 3.6's: sinh 25.4 against
 # 29.2 us, asinh 30.1/34.6, pow 54.1/68.9, tanh 21.9/22.5, cosh 20.9/21.7, atan 22.2/28.1, atan2
 # 36.6/41.1; acos 26.1/21.7, asin 25.8/22.0, fmod (remainder) 31.1/27.3, ldexp 40.0/38.2; the
-# rest within noise (results/experiment_libdevice_h200.txt, experiment_op_library_h200.txt).
-TOOLKIT_FASTER = {"sinh", "cosh", "tanh", "asinh", "pow", "atan", "atan2"}
+# rest within noise (results/experiment_libdevice_h200.txt, experiment_op_library_h200.txt). atan2
+# has since taken CUDA 13's steps as a float32 composite (float32_math), faster than either.
+TOOLKIT_FASTER = {"sinh", "cosh", "tanh", "asinh", "pow", "atan"}
 TOOLKIT_SLOWER = {"acos", "asin", "fmod", "ldexp"}
 
 
@@ -168,11 +169,13 @@ def gains_from_wide_threads(tree: ast.AST) -> bool:
     return bool(called & WIDE_THREAD_ROWS) and called <= WIDE_THREAD_ROWS | WIDE_THREAD_COMPANIONS
 
 
-# Rows whose float32 composite only beats the libdevice Triton 3.6 bundles: with a CUDA toolkit's
-# (Specialization.toolkit_libdevice) libdevice's own atanf and atan2f run as fast or faster and
-# give eager's results bit for bit (benchmarks/results/experiment_libdevice_h200.txt); erf's and
-# digamma's composites stay (faster than either libdevice; libdevice has no digamma).
-OLD_LIBDEVICE_ONLY = {"atan", "atan2"}
+# Rows whose float32 composite gives way to libdevice's own function where a CUDA toolkit's is linked
+# (Specialization.toolkit_libdevice): f32_atan takes atanf's steps, eager's results as the toolkit's
+# atanf gives them, but its reciprocal is Triton's div.full where atanf's is rcp.approx, and bfloat16
+# atan at 2^24 took 26.6 us against 21.4 with the toolkit's on an H200 (eager 23.0; results/
+# experiment_eager_bits.txt, session 26); without a toolkit, Triton 3.6's build of atanf is slower still.
+LIBDEVICE_WITH_A_TOOLKIT = {"atan"}
+
 
 MATH_CONSTANTS = {
     "pi": 3.141592653589793,

@@ -5,8 +5,8 @@ import inspect
 import textwrap
 
 # tl.math functions the helpers may call: the interpreter has each of them
-TL_MATH = {"abs", "ceil", "cos", "erf", "exp", "exp2", "fdiv", "floor", "fma", "log", "log2", "rsqrt", "sin",
-           "sqrt", "sqrt_rn", "umulhi"}
+TL_MATH = {"abs", "ceil", "cos", "div_rn", "erf", "exp", "exp2", "fdiv", "floor", "fma", "log", "log2", "rsqrt",
+           "sin", "sqrt", "sqrt_rn", "umulhi"}
 
 
 def local_names(fn_node):

@@ -240,13 +240,14 @@ def atan_inputs():
 
 
 def test_f32_atan_is_within_two_ulp(f32_atan):
-    """Against float64: within 2 ulp (fit_float32.py's emulation: 1.07; 1.58 on an H200, where
-    `1 / x` is div.full's; CUDA documents 2 for atanf)."""
+    """Against float64: within 2 ulp compiled (CUDA documents 2 for atanf, whose steps it takes);
+    2.5 in the interpreter, whose division is exact where CUDA's reciprocal is approximate and
+    whose fma in Triton 3.6 rounds the product apart (2.12 ulp seen there)."""
     x = atan_inputs()
     exact = torch.atan(x.double())
     error = ulps(f32_atan(x), exact)
     worst = int(error.argmax())
-    assert error.max() <= 2.0, f"{error.max():.2f} ulp at x = {x[worst].item()!r}"
+    assert error.max() <= (2.0 if f32_atan.device == "cuda" else 2.5), f"{error.max():.2f} ulp at x = {x[worst].item()!r}"
     assert error.mean() < 0.5
 
 
@@ -261,8 +262,8 @@ def test_f32_atan_special_values(f32_atan):
 
 
 def test_f32_atan2_is_within_three_ulp(f32_atan2):
-    """Pairs over 20 decades in every quadrant against float64: within 3 ulp (2.46 on an H200,
-    where the quotient is div.full's; CUDA documents 3 for atan2f)."""
+    """Pairs over 20 decades in every quadrant against float64: within 3 ulp (CUDA documents 3
+    for atan2f, whose steps it takes)."""
     generator = torch.Generator().manual_seed(2)
     y = torch.randn(200_000, generator=generator) * torch.exp(torch.randn(200_000, generator=generator) * 5)
     x = torch.randn(200_000, generator=generator) * torch.exp(torch.randn(200_000, generator=generator) * 5)
@@ -288,6 +289,48 @@ def test_f32_atan2_special_values_are_torchs(f32_atan2):
     odd_eighths = ((want.abs() - math.pi / 4).abs() < 1e-6) | ((want.abs() - 3 * math.pi / 4).abs() < 1e-6)
     exact = number & ~odd_eighths
     assert torch.equal(got[exact], want[exact])
+
+
+def random_bit_pairs(count: int, seed: int) -> tuple:
+    """Two float32 CUDA tensors of random bit patterns: every magnitude, subnormals, infinities, NaNs."""
+    generator = torch.Generator(device="cuda").manual_seed(seed)
+    bits = torch.randint(-2**31, 2**31, (2, count), generator=generator, device="cuda", dtype=torch.int64)
+    x, y = bits.to(torch.int32).view(torch.float32)
+    return x, y
+
+
+def assert_same_bits(got, expected, *inputs):
+    same = (got.view(torch.int32) == expected.view(torch.int32)) | (got.isnan() & expected.isnan())
+    if not bool(same.all()):
+        first = int((~same).nonzero()[0])
+        raise AssertionError(f"{int((~same).sum())} of {got.numel()} differ, first at "
+                             f"{tuple(t[first].item() for t in inputs)}: {got[first].item()!r}, "
+                             f"torch {expected[first].item()!r}")
+
+
+@pytest.mark.skipif(not GPU, reason="CUDA's atanf and atan2f are eager's on a GPU")
+def test_f32_atan_and_atan2_are_cudas_bit_for_bit(tmp_path_factory):
+    """Compiled, f32_atan gives torch.atan's CUDA result on every float32 bit pattern, and
+    f32_atan2 torch.atan2's on 2^24 random bit-pattern pairs, 2^22 normal pairs, equal
+    magnitudes and every pair of zeros, ones, infinities and nans."""
+    f32_atan = load_module(tmp_path_factory, "f32_atan", jit=True).apply_kernel
+    chunk = 2**26
+    out = torch.empty(chunk, device="cuda")
+    for start in range(-2**31, 2**31, chunk):
+        x = torch.arange(start, start + chunk, dtype=torch.int64, device="cuda").to(torch.int32).view(torch.float32)
+        f32_atan[(chunk // 1024,)](x, out, chunk, BLOCK=1024)
+        assert_same_bits(out, torch.atan(x), x)
+    f32_atan2 = load_module(tmp_path_factory, "f32_atan2", jit=True, arity=2).apply_kernel
+    generator = torch.Generator(device="cuda").manual_seed(4)
+    normal = torch.randn(2, 2**22, generator=generator, device="cuda")
+    values = torch.tensor([0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan, 2.5, -1e-40], device="cuda")
+    grid = torch.stack(torch.meshgrid(values, values, indexing="ij")).reshape(2, -1)
+    equal = torch.stack([normal[0], normal[0].abs() * torch.sign(normal[1])])
+    for y, x in (random_bit_pairs(2**24, 6), normal, equal, grid):
+        y, x = y.contiguous(), x.contiguous()
+        out = torch.empty_like(x)
+        f32_atan2[(triton.cdiv(x.numel(), 1024),)](y, x, out, x.numel(), BLOCK=1024)
+        assert_same_bits(out, torch.atan2(y, x), y, x)
 
 
 @pytest.mark.parametrize("name", sorted(HELPERS))

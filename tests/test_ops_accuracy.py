@@ -227,8 +227,9 @@ BIT_FOR_BIT = {
     "addcdiv": BOTH, "tanh_backward": BOTH, "sigmoid_backward": BOTH, "hardswish": BOTH, "hardsigmoid": BOTH,
     "gelu_tanh": BOTH, "sqrt": CUDA_ONLY, "rsqrt": CUDA_ONLY, "silu_backward": CUDA_ONLY, "elu_backward": CUDA_ONLY,
     "logaddexp2": CUDA_ONLY, "gelu_backward_tanh": CUDA_ONLY,
-    # float32_math.f32_erf takes CUDA's erff steps, with or without a CUDA toolkit; f32_hypot nvcc's hypotf
-    "erf": CUDA_ONLY, "gelu": CUDA_ONLY, "gelu_backward": CUDA_ONLY, "hypot": CUDA_ONLY,
+    # float32_math's composites take CUDA's steps (erff, hypotf, atanf, atan2f), with or without a toolkit
+    "erf": CUDA_ONLY, "gelu": CUDA_ONLY, "gelu_backward": CUDA_ONLY, "hypot": CUDA_ONLY, "atan": CUDA_ONLY,
+    "atan2": CUDA_ONLY,
 }
 FLOAT32_ONLY = set()  # 16-bit kernels keep Triton's libdevice, faster there
 if DEVICE == "cuda":
