@@ -36,7 +36,7 @@ import triton.language as tl
 # nan stays nan (the first branch: nan >= c is false), +-inf give +-1 (q overflows to +inf,
 # 2^-inf = 0), -0.0 stays -0.0.
 def f32_erf(x):
-    """erf in float32 as CUDA's erff computes it (libdevice's polynomials and steps), with each polynomial's coefficients as immediates."""
+    """erf in float32 as CUDA's erff computes it (libdevice's polynomials and steps), coefficients as immediates."""
     s = x * x
     p = tl.math.fma(8.483494457323104e-05, s, -0.0008213091641664505)
     p = tl.math.fma(p, s, 0.005213488824665546)
@@ -124,7 +124,7 @@ def f32_digamma(x):
 # Triton's float32 `/` of 1.0 (div.full) gives there; atan2f takes u = min/max of |x| and |y|
 # rounded to nearest, and its own results for zeros, equal magnitudes (pi/4, 3pi/4) and nans.
 def f32_atan(x):
-    """atan in float32 as CUDA's atanf computes it: libdevice's polynomial in u = |x| or 1/|x|, taken from pi/2 above 1, x's sign."""
+    """atan in float32 as CUDA's atanf computes it: libdevice's polynomial in u = |x| or 1/|x|, from pi/2 above 1."""
     t = tl.abs(x)
     big = t > 1.0
     u = tl.where(big, 1.0 / t, t)
@@ -142,7 +142,7 @@ def f32_atan(x):
 
 
 def f32_atan2(y, x):
-    """atan2 in float32 as CUDA 13's atan2f computes it: libdevice's polynomial in min/max of |x| and |y|, its quadrant steps and special cases."""
+    """atan2 in float32 as CUDA 13's atan2f computes it: libdevice's polynomial in min/max, quadrant steps, special cases."""
     ax = tl.abs(x)
     ay = tl.abs(y)
     swap = ay > ax

@@ -120,23 +120,39 @@ def test_f32_erf_special_values(f32_erf):
     assert torch.equal(got[8:], x[8:])  # erf(x) = 1.128 x rounds to x at the smallest subnormal
 
 
+def every_float32(chunk: int = 2**26):
+    """Every float32 bit pattern, in CUDA tensors of `chunk` values."""
+    for start in range(-2**31, 2**31, chunk):
+        yield torch.arange(start, start + chunk, dtype=torch.int64, device="cuda").to(torch.int32).view(torch.float32)
+
+
+def random_bit_pairs(count: int, seed: int) -> tuple:
+    """Two float32 CUDA tensors of random bit patterns: every magnitude, subnormals, infinities, NaNs."""
+    generator = torch.Generator(device="cuda").manual_seed(seed)
+    bits = torch.randint(-2**31, 2**31, (2, count), generator=generator, device="cuda", dtype=torch.int64)
+    x, y = bits.to(torch.int32).view(torch.float32)
+    return x, y
+
+
+def assert_same_bits(got, expected, *inputs):
+    """got is expected bit for bit (any NaN for any NaN); else the count and the first inputs that differ."""
+    same = (got.view(torch.int32) == expected.view(torch.int32)) | (got.isnan() & expected.isnan())
+    if not bool(same.all()):
+        first = int((~same).nonzero()[0])
+        raise AssertionError(f"{int((~same).sum())} of {got.numel()} differ, first at "
+                             f"{tuple(t[first].item() for t in inputs)}: {got[first].item()!r}, "
+                             f"torch {expected[first].item()!r}")
+
+
 @pytest.mark.skipif(not GPU, reason="CUDA's erff is eager's on a GPU")
 def test_f32_erf_is_cudas_erff_bit_for_bit_on_every_float32(tmp_path_factory):
     """Compiled, f32_erf takes erff's steps: every one of the 2^32 float32 bit patterns (NaN
     payloads aside: any NaN) gives torch.erf's CUDA result, which calls erff."""
     f32_erf = load_module(tmp_path_factory, "f32_erf", jit=True).apply_kernel
-    chunk = 2**26
-    out = torch.empty(chunk, device="cuda")
-    for start in range(-2**31, 2**31, chunk):
-        x = torch.arange(start, start + chunk, dtype=torch.int64, device="cuda").to(torch.int32).view(torch.float32)
-        f32_erf[(chunk // 1024,)](x, out, chunk, BLOCK=1024)
-        expected = torch.erf(x)
-        same = (out.view(torch.int32) == expected.view(torch.int32)) | (out.isnan() & expected.isnan())
-        if not bool(same.all()):
-            first = int((~same).nonzero()[0])
-            raise AssertionError(f"{int((~same).sum())} of the float32 values from bits {start} differ, "
-                                 f"first erf({x[first].item()!r}) = {out[first].item()!r}, "
-                                 f"torch {expected[first].item()!r}")
+    for x in every_float32():
+        out = torch.empty_like(x)
+        f32_erf[(x.numel() // 1024,)](x, out, x.numel(), BLOCK=1024)
+        assert_same_bits(out, torch.erf(x), x)
 
 
 def test_f32_hypot_is_within_one_ulp_at_every_scale(f32_hypot):
@@ -153,7 +169,8 @@ def test_f32_hypot_is_within_one_ulp_at_every_scale(f32_hypot):
     finite = exact < 3.4e38
     error = ulps(f32_hypot(x, y), exact)[finite]
     worst = int(error.argmax())
-    assert error.max() <= (1.0 if f32_hypot.device == "cuda" else 1.5), f"{error.max():.2f} ulp at ({x[finite][worst].item()!r}, {y[finite][worst].item()!r})"
+    worst_pair = (x[finite][worst].item(), y[finite][worst].item())
+    assert error.max() <= (1.0 if f32_hypot.device == "cuda" else 1.5), f"{error.max():.2f} ulp at {worst_pair}"
 
 
 def test_f32_hypot_special_values(f32_hypot):
@@ -175,18 +192,11 @@ def test_f32_hypot_is_nvccs_hypotf_bit_for_bit(tmp_path_factory):
     """Compiled, f32_hypot gives torch.hypot's CUDA results on 2^24 pairs of random bit patterns
     (every magnitude, subnormals, infinities and NaNs) and on 2^22 pairs of normal samples."""
     f32_hypot = load_module(tmp_path_factory, "f32_hypot", jit=True, arity=2).apply_kernel
-    generator = torch.Generator(device="cuda").manual_seed(3)
-    bits = torch.randint(-2**31, 2**31, (2, 2**24), generator=generator, device="cuda", dtype=torch.int64)
-    pairs = [bits.to(torch.int32).view(torch.float32), torch.randn(2, 2**22, generator=generator, device="cuda")]
-    for x, y in pairs:
+    normal = torch.randn(2, 2**22, generator=torch.Generator(device="cuda").manual_seed(3), device="cuda")
+    for x, y in (random_bit_pairs(2**24, 3), normal):
         out = torch.empty_like(x)
         f32_hypot[(x.numel() // 1024,)](x, y, out, x.numel(), BLOCK=1024)
-        expected = torch.hypot(x, y)
-        same = (out.view(torch.int32) == expected.view(torch.int32)) | (out.isnan() & expected.isnan())
-        if not bool(same.all()):
-            first = int((~same).nonzero()[0])
-            raise AssertionError(f"{int((~same).sum())} of {x.numel()} pairs differ, first hypot({x[first].item()!r}, "
-                                 f"{y[first].item()!r}) = {out[first].item()!r}, torch {expected[first].item()!r}")
+        assert_same_bits(out, torch.hypot(x, y), x, y)
 
 
 def test_f32_digamma_is_within_three_ulp_above_zero(f32_digamma):
@@ -247,7 +257,8 @@ def test_f32_atan_is_within_two_ulp(f32_atan):
     exact = torch.atan(x.double())
     error = ulps(f32_atan(x), exact)
     worst = int(error.argmax())
-    assert error.max() <= (2.0 if f32_atan.device == "cuda" else 2.5), f"{error.max():.2f} ulp at x = {x[worst].item()!r}"
+    bound = 2.0 if f32_atan.device == "cuda" else 2.5
+    assert error.max() <= bound, f"{error.max():.2f} ulp at x = {x[worst].item()!r}"
     assert error.mean() < 0.5
 
 
@@ -291,34 +302,15 @@ def test_f32_atan2_special_values_are_torchs(f32_atan2):
     assert torch.equal(got[exact], want[exact])
 
 
-def random_bit_pairs(count: int, seed: int) -> tuple:
-    """Two float32 CUDA tensors of random bit patterns: every magnitude, subnormals, infinities, NaNs."""
-    generator = torch.Generator(device="cuda").manual_seed(seed)
-    bits = torch.randint(-2**31, 2**31, (2, count), generator=generator, device="cuda", dtype=torch.int64)
-    x, y = bits.to(torch.int32).view(torch.float32)
-    return x, y
-
-
-def assert_same_bits(got, expected, *inputs):
-    same = (got.view(torch.int32) == expected.view(torch.int32)) | (got.isnan() & expected.isnan())
-    if not bool(same.all()):
-        first = int((~same).nonzero()[0])
-        raise AssertionError(f"{int((~same).sum())} of {got.numel()} differ, first at "
-                             f"{tuple(t[first].item() for t in inputs)}: {got[first].item()!r}, "
-                             f"torch {expected[first].item()!r}")
-
-
 @pytest.mark.skipif(not GPU, reason="CUDA's atanf and atan2f are eager's on a GPU")
 def test_f32_atan_and_atan2_are_cudas_bit_for_bit(tmp_path_factory):
     """Compiled, f32_atan gives torch.atan's CUDA result on every float32 bit pattern, and
     f32_atan2 torch.atan2's on 2^24 random bit-pattern pairs, 2^22 normal pairs, equal
     magnitudes and every pair of zeros, ones, infinities and nans."""
     f32_atan = load_module(tmp_path_factory, "f32_atan", jit=True).apply_kernel
-    chunk = 2**26
-    out = torch.empty(chunk, device="cuda")
-    for start in range(-2**31, 2**31, chunk):
-        x = torch.arange(start, start + chunk, dtype=torch.int64, device="cuda").to(torch.int32).view(torch.float32)
-        f32_atan[(chunk // 1024,)](x, out, chunk, BLOCK=1024)
+    for x in every_float32():
+        out = torch.empty_like(x)
+        f32_atan[(x.numel() // 1024,)](x, out, x.numel(), BLOCK=1024)
         assert_same_bits(out, torch.atan(x), x)
     f32_atan2 = load_module(tmp_path_factory, "f32_atan2", jit=True, arity=2).apply_kernel
     generator = torch.Generator(device="cuda").manual_seed(4)

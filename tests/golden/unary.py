@@ -7,7 +7,7 @@ import triton.language as tl
 
 @triton.jit
 def f32_erf(x):
-    """erf in float32 as CUDA's erff computes it (libdevice's polynomials and steps), with each polynomial's coefficients as immediates."""
+    """erf in float32 as CUDA's erff computes it (libdevice's polynomials and steps), coefficients as immediates."""
     s = x * x
     p = tl.math.fma(8.483494457323104e-05, s, -0.0008213091641664505)
     p = tl.math.fma(p, s, 0.005213488824665546)
