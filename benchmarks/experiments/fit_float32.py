@@ -1,4 +1,5 @@
-"""The coefficients of passes/float32_math.py's f32_atan / f32_atan2, and of math_composites.py's
+"""The first coefficients of passes/float32_math.py's f32_atan / f32_atan2 (since replaced by
+libdevice's own atanf and atan2f coefficients and steps, eager's results bit for bit), and of math_composites.py's
 sinh, cosh and asinh candidates (measured, not taken): minimax fits
 (fit_erf.lawson) in float64, then each composite's float32 arithmetic emulated in numpy (every
 fma rounded once, exact division) against float64. CPU only.
