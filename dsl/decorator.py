@@ -78,6 +78,8 @@ class PointwiseFunction:
         self._computed: dict[tuple, list] = {}
         self._recipes: dict[tuple, LaunchRecipe] = {}
         self._out_recipes: dict[tuple, LaunchRecipe] = {}  # calls with out=, keyed by the outputs too
+        # a dense call's plan, by dtypes and alignment, not shapes (see _dense_plan)
+        self._dense_templates: dict[tuple, tuple] = {}
         self._derivatives: dict[tuple, PointwiseFunction] = {}
         self._ops: dict[tuple, object] = {}
         self._approximations: dict[tuple, tuple] = {}  # approximations.verified's, per dtypes and device
@@ -170,7 +172,13 @@ class PointwiseFunction:
             pointers = [a.data_ptr() for a in (*args, *outputs) if isinstance(a, torch.Tensor)]
             if recipe is not None and recipe.write(args, pointers, outputs):
                 return recipe.finish(outputs)
-        plan, spec = self.plan(args, {}, out, positional=True)
+        planned = self._dense_plan(args) if out is None else None
+        if planned is None:
+            plan, spec = self.plan(args, {}, out, positional=True)
+            if out is None:
+                self._learn_dense(args, plan, spec)
+        else:
+            plan, spec = planned
         recipe, launched = self._launch_planned(plan, spec)
         # a 0-d CPU tensor joining GPU tensors is moved on each call: such calls replan
         operands = [a for a in args if isinstance(a, (torch.Tensor, StridedView))]
@@ -348,6 +356,101 @@ class PointwiseFunction:
             approximate = self._approximate(spec, device)
         if approximate:
             spec = dataclasses.replace(spec, approximate=approximate)
+        return plan, spec
+
+    # -- calls whose tensors are dense and of one shape, planned by their class ----------------
+    # A call whose shape no call had before misses the steady path's memo (its key holds shapes)
+    # and plans afresh: 174 us a call on an H100 host where every call brings a new length, eager
+    # 7 (benchmarks/results/experiment_new_shapes_h100.txt). Where every tensor argument is dense
+    # (contiguous, row-major strides) and of one shape, the plan is a flat walk of numel elements
+    # whatever the shape, so a plan made once per class (dtypes, alignment, number types and
+    # device) serves every size: only the size-dependent choices are made again.
+
+    def _dense_key(self, args):
+        """(class key, shape, device) where every tensor argument is a plain tensor with row-major
+        strides, all of one shape of two elements or more on one device; else None."""
+        shape = device = standard = None
+        parts = []
+        for value in args:
+            if type(value) is _Tensor:
+                if shape is None:
+                    shape, device = value.shape, value.device
+                    standard = _row_major_strides(shape)
+                elif value.shape != shape or value.device != device:
+                    return None
+                if value.stride() != standard:
+                    return None
+                parts.append((value.dtype, value.data_ptr() & 15 == 0))
+            elif isinstance(value, (_Tensor, StridedView)):
+                return None
+            else:
+                parts.append(type(value))
+        if shape is None or math.prod(shape) < 2 or self._ctx.read_as:
+            return None
+        return (tuple(parts), device), shape, device
+
+    def _learn_dense(self, args, plan, spec):
+        """Keep a fully planned dense call's specialization (less its size-dependent choices) for
+        its class (_dense_key): the template _dense_plan starts from."""
+        if spec.rank != 1 or spec.tile is not None or plan.numel < 2:
+            return
+        found = self._dense_key(args)
+        if found is None or any(o.strides != [1] for o in plan.inputs + plan.outputs):
+            return
+        if len(self._dense_templates) >= MAX_RECIPES:
+            self._dense_templates.clear()
+        self._dense_templates[found[0]] = (dataclasses.replace(spec, approximate=()), dict(plan.vtypes), {})
+
+    def _dense_plan(self, args):
+        """(plan, spec) of a dense call (_dense_key) from its class's template, making again only
+        what depends on the size, as `plan` makes it: the output's strides, the bytes moved, the
+        dependent launch, block and warps, index width, masks and eviction, and the
+        approximations; None where the class has no template yet (or the arguments' kinds differ)."""
+        if not self._dense_templates:
+            return None
+        found = self._dense_key(args)
+        template = self._dense_templates.get(found[0]) if found is not None else None
+        if template is None:
+            return None
+        (base, vtypes, specs), (_, shape, device) = template, found
+        kernel_values = {}
+        for param, value in zip(self._params, args):
+            vtype, kernel_values[param] = call.classify(param, value, self._ctx.scalar_annotations.get(param))
+            if vtype != vtypes[param]:
+                return None
+        shape = tuple(shape)
+        strides = list(_row_major_strides(shape))
+        inputs = [call.Operand(p, v, [1]) for p, v in kernel_values.items() if type(v) is _Tensor]
+        perm = call.layout_permutation(shape, [strides] * len(inputs))
+        allocated = call.allocation_strides(shape, perm)
+        outputs = [call.Operand(f"out{k}", torch.empty_strided(shape, allocated, dtype=dtype, device=device), [1])
+                   for k, dtype in enumerate(base.out_dtypes)]
+        operands = inputs + outputs
+        sizes, merged, numel = (math.prod(shape),), [[1]] * len(operands), math.prod(shape)
+        element_bytes = call.line_bytes(operands)
+        moved = call.moved_bytes(sizes, [i for i in inputs if i.label in self._read_params] + outputs)
+        dependent = call.dependent_launch(device, sizes, None, self._costly_calls > 0, False, element_bytes, moved)
+        blocks, warps = call.launch_shape(device, sizes, None, self._costly_calls, gathered=False,
+                                          element_bytes=element_bytes, vectors=True, dependent=dependent,
+                                          bytes_per_element=moved / numel, wide_threads=self._wide_threads)
+        index_dtype = torch.int32 if call.fits_int32(list(sizes), merged, math.prod(blocks)) else torch.int64
+        plan = call.CallPlan(shape, device, vtypes, kernel_values, inputs, outputs, sizes, index_dtype, blocks,
+                             warps, moved)
+        choices = (index_dtype, call.evict_last(device, sizes, None, blocks), call.unmasked(sizes, None, blocks),
+                   call.flat_indexed(list(sizes), merged, None), call.two_dimensional_grid(sizes, None, blocks),
+                   dependent)
+        spec = specs.get(choices)
+        if spec is None:  # dataclasses.replace takes ~4 us: one specialization per set of choices
+            spec = specs[choices] = dataclasses.replace(
+                base, index_dtype=choices[0], evict_last=choices[1], unmasked=choices[2], flat_indexed=choices[3],
+                two_dimensional_grid=choices[4], dependent_launch=choices[5])
+        if approximations.checkable(spec):
+            approximate = self._approximate(spec, device)
+            if approximate:
+                approximated = specs.get((choices, approximate))
+                if approximated is None:
+                    approximated = specs[(choices, approximate)] = dataclasses.replace(spec, approximate=approximate)
+                spec = approximated
         return plan, spec
 
     def _approximate(self, spec, device) -> tuple:
@@ -687,6 +790,15 @@ class _ViewRecipe:
 
     def __call__(self, args):
         return self.recipe([_kernel_operand(a) for a in args])
+
+
+def _row_major_strides(shape) -> tuple:
+    """The strides torch.empty gives a tensor of this shape."""
+    strides, running = [], 1
+    for size in reversed(shape):
+        strides.append(running)
+        running *= max(size, 1)
+    return tuple(reversed(strides))
 
 
 def _kernel_operand(value):

@@ -20,6 +20,8 @@ import tritonize
 from tritonize import call, pointwise
 from tritonize.decorator import signature_key
 
+from test_semantics import _bitwise_equal
+
 
 @pointwise
 def axpy(a, x, y):
@@ -654,3 +656,89 @@ def test_memoized_out_calls_decide_overlap_as_a_fresh_plan_does(device, views):
     assert bool(plans) == (memoized is None)  # the recipe decided every call it may write
     if memoized is not None:
         assert torch.equal(memoized, planned)
+
+
+# -- calls planned by their class: dense tensors of one shape (PointwiseFunction._dense_plan) ----
+
+
+def _dense_functions():
+    """Fresh functions (no template learned yet): binary, with a number, unary with costly math
+    and an int result, two outputs."""
+    def add_scaled(x, y, alpha: float):
+        return x + alpha * y
+
+    def softplus_like(x):
+        return math.log1p(math.exp(x)) if x < 20.0 else x
+
+    def floor_halves(x):
+        return x // 2
+
+    def polar(r, t):
+        return r * math.cos(t), r * math.sin(t)
+
+    return {"add_scaled": (pointwise(add_scaled), 2, (0.25,)), "softplus_like": (pointwise(softplus_like), 1, ()),
+            "floor_halves": (pointwise(floor_halves), 1, ()), "polar": (pointwise(polar), 2, ())}
+
+
+def _same_plan(fn, args):
+    """The class template's plan and specialization are the full planner's."""
+    quick = fn._dense_plan(args)
+    assert quick is not None, [tuple(a.shape) for a in args if isinstance(a, torch.Tensor)]
+    plan, spec = quick
+    full_plan, full_spec = fn.plan(args, {}, None, positional=True)
+    assert spec == full_spec
+    for field in ("shape", "device", "sizes", "index_dtype", "blocks", "warps", "moved_bytes", "vtypes"):
+        assert getattr(plan, field) == getattr(full_plan, field), field
+    assert [(o.label, o.strides) for o in plan.inputs] == [(o.label, o.strides) for o in full_plan.inputs]
+    assert ([(o.tensor.dtype, o.tensor.shape, o.tensor.stride(), o.strides) for o in plan.outputs]
+            == [(o.tensor.dtype, o.tensor.shape, o.tensor.stride(), o.strides) for o in full_plan.outputs])
+
+
+@pytest.mark.parametrize("name", ["add_scaled", "softplus_like", "floor_halves", "polar"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int32], ids=lambda d: str(d)[6:])
+def test_a_dense_call_of_a_new_shape_plans_as_the_full_planner_does(name, dtype, device):
+    """After one dense call (every tensor row-major, of one shape), calls of other shapes, ranks
+    and sizes (across the int32 limit of blocks, masks, and 1-sized dims) take the class's
+    template, whose plan and specialization are the full planner's, and give torch's results."""
+    fn, arity, numbers = _dense_functions()[name]
+    if name == "floor_halves" and dtype == torch.bfloat16:
+        dtype = torch.int64
+    generator = torch.Generator().manual_seed(3)
+
+    def tensors(shape):
+        return [(torch.randn(shape, generator=generator) * 8).to(dtype).to(device) for _ in range(arity)]
+
+    first = tensors((64,))
+    fn(*first, *numbers)
+    assert fn._dense_templates, "the first dense call leaves its class's template"
+    for shape in [(2,), (1000,), (1024,), (3, 5), (4, 1, 3), (1, 1, 7), (2, 3, 4, 5), (4096,), (33, 31)]:
+        args = (*tensors(shape), *numbers)
+        _same_plan(fn, args)
+        got = fn(*args)
+        planned_fully = pointwise(fn.scalar_function)(*args)  # a fresh function: no template
+        for value, expected in zip(got if isinstance(got, tuple) else (got,),
+                                   planned_fully if isinstance(planned_fully, tuple) else (planned_fully,)):
+            assert value.shape == torch.Size(shape) and value.is_contiguous()
+            _bitwise_equal(value, expected)
+        if name == "add_scaled":
+            a, b = (t.double() for t in args[:2])
+            torch.testing.assert_close(got.double(), a + 0.25 * b, rtol=1e-2 if dtype == torch.bfloat16 else 1e-6,
+                                       atol=0.1 if dtype == torch.bfloat16 else 1e-5)
+
+
+def test_calls_that_are_not_dense_or_of_another_class_take_the_full_planner(device):
+    """A broadcast, a transposed tensor, tensors on 0 or 1 elements, and another class (dtype, a
+    number's type, alignment) have no template: _dense_plan says None and the planner runs."""
+    fn, _, _ = _dense_functions()["add_scaled"]
+    x = torch.randn(8, 16, device=device)
+    fn(x, x, 0.5)
+    assert fn._dense_plan((x, x, 2.0)) is not None
+    assert fn._dense_plan((x, x[0], 2.0)) is None  # broadcast
+    assert fn._dense_plan((x, torch.randn(16, 8, device=device).t(), 2.0)) is None  # transposed
+    assert fn._dense_plan((x[:, ::2].contiguous(), x[:, ::2], 2.0)) is None  # strided
+    one = torch.randn(1, device=device)
+    assert fn._dense_plan((one, one, 2.0)) is None
+    assert fn._dense_plan((x.double(), x.double(), 2.0)) is None  # no float64 template yet
+    assert fn._dense_plan((x, x, 2)) is None  # an int where a float was: another class
+    unaligned = torch.randn(8 * 16 + 1, device=device)[1:].view(8, 16)
+    assert fn._dense_plan((unaligned, x, 2.0)) is None
