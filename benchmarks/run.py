@@ -373,6 +373,44 @@ def per_call_us(functions: dict, calls, rounds=HOST_ROUNDS) -> dict:
     return best_in_turn({label: lambda fn=fn: one_round(fn) for label, fn in functions.items()}, rounds)
 
 
+NEW_SHAPE_CALLS = 1000
+
+
+def new_shape_systems(device) -> dict:
+    """The adds host_new_shapes times: tritonize's, eager's, and torch.compile's with dynamic
+    shapes (compiled on two lengths first, so that its dynamic kernel serves every length)."""
+    compiled = torch.compile(torch.add, dynamic=True)
+    for n in (1000, 1001):
+        compiled(torch.randn(n, device=device), torch.randn(n, device=device))
+    return {"tritonize": OPS["add"].ours, "eager": torch.add, "torch.compile (dynamic)": compiled}
+
+
+def host_new_shapes(device, calls=NEW_SHAPE_CALLS, systems=None) -> dict:
+    """us per call of an add whose length is new on every call (a sequence growing by one, a
+    varying batch), launched back to back: each such tritonize call misses the steady path's memo,
+    which is keyed by shapes. The inputs are slices of two rows of one buffer, 1024 + k elements,
+    every length used once in the whole measurement; the fastest of HOST_ROUNDS rounds that take
+    the systems in turn."""
+    systems = systems if systems is not None else new_shape_systems(device)
+    labels = list(systems)
+    buffer = torch.randn(2, 1024 + calls * HOST_ROUNDS * len(labels), device=device)
+    best = dict.fromkeys(labels, float("inf"))
+    lengths = iter(range(1024, buffer.shape[1], calls))
+    sync = torch.cuda.synchronize if buffer.is_cuda else (lambda: None)
+    for round_ in range(HOST_ROUNDS):
+        for label in labels[round_ % len(labels):] + labels[:round_ % len(labels)]:
+            start = next(lengths)
+            pairs = [(buffer[0, :n], buffer[1, :n]) for n in range(start, start + calls)]
+            fn = systems[label]
+            sync()
+            began = time.perf_counter()
+            for a, b in pairs:
+                fn(a, b)
+            sync()
+            best[label] = min(best[label], (time.perf_counter() - began) / calls * 1e6)
+    return best
+
+
 def host_breakdown(x, calls) -> dict:
     """Where a tritonize call's host time goes: the memoized call after its key and lookup,
     the output allocation, and the launch (direct, and through Triton's runner for
@@ -479,6 +517,10 @@ def target_lines(results) -> list:
         lines.append(f"| <= 10 us host time per call, 1K-element add | {host['tritonize']:.1f} us (eager "
                      f"{host['eager']:.1f}, torch.compile {host['torch.compile']:.1f}) | "
                      f"{'yes' if host['tritonize'] <= 10 else 'no'} |")
+    shapes = results.get("host new shapes us")
+    if shapes:
+        lines += ["A new shape every call (an add of 1024 + k elements, k new on every call, launched back to back; "
+                  "us per call): " + ", ".join(f"{k} {v:.1f}" for k, v in shapes.items()) + ".", ""]
     first = results.get("first call")
     if first:
         lines.append(f"| < 1 s first call in a new process, warm on-disk cache | {first['warm first call s']:.2f} s | "
@@ -505,6 +547,10 @@ def write_markdown(results, path):
                   "| form | tritonize us | eager us |", "|---|---:|---:|"]
         lines += [f"| `{form}` | {us['tritonize']:.1f} | {us['eager']:.1f} |" for form, us in forms.items()]
         lines += [""]
+    shapes = results.get("host new shapes us")
+    if shapes:
+        lines += ["A new shape every call (an add of 1024 + k elements, k new on every call, launched back to back; "
+                  "us per call): " + ", ".join(f"{k} {v:.1f}" for k, v in shapes.items()) + ".", ""]
     first = results.get("first call")
     if first:
         lines += [f"First call in a new process: cold caches {first['cold first call s']:.2f} s, "
@@ -638,6 +684,8 @@ def main(argv=None):
     log(f"host overhead {results['host overhead us']}")
     results["host call forms us"] = host_call_forms(device)
     log(f"host call forms {results['host call forms us']}")
+    results["host new shapes us"] = host_new_shapes(device)
+    log(f"host new shapes {results['host new shapes us']}")
     results["first call"] = first_call(Path(__file__).parent.parent)
     log(f"first call {results['first call']}")
     results["first call, bfloat16 sigmoid"] = first_call(Path(__file__).parent.parent, "sigmoid", "bfloat16")

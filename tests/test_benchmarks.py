@@ -695,3 +695,28 @@ def test_host_call_forms_time_each_form_with_and_without_tritonize(monkeypatch, 
     run.write_markdown(results, tmp_path / "latest.md")
     table = [line for line in (tmp_path / "latest.md").read_text().splitlines() if line.startswith("| `")]
     assert len(table) == len(forms) and "| `enabled: c.add_(b)` | 2.0 | 1.0 |" in table
+
+
+def test_host_new_shapes_gives_every_call_a_length_no_call_had(tmp_path):
+    """Each system gets contiguous inputs of one shape, every call a length that no call (of any
+    system, in any round) had; each system's time is reported, and the markdown shows them."""
+    seen = []
+
+    def recording(label):
+        def add(a, b):
+            assert a.shape == b.shape and a.dim() == 1 and a.is_contiguous() and b.is_contiguous()
+            seen.append((label, a.numel()))
+            return a + b
+        return add
+
+    systems = {label: recording(label) for label in ("tritonize", "eager", "torch.compile (dynamic)")}
+    shapes = run.host_new_shapes("cpu", calls=7, systems=systems)
+    assert list(shapes) == list(systems) and all(0 < us < float("inf") for us in shapes.values())
+    lengths = [n for _, n in seen]
+    assert len(lengths) == 7 * run.HOST_ROUNDS * len(systems) and len(set(lengths)) == len(lengths)
+    assert {label for label, _ in seen} == set(systems)
+    results = {"gpu": "GPU", "torch": "t", "triton": "tr", "tritonize": "0", "date": "d", "command": "c",
+               "copy GB/s": 4250.0, "rows": [], "host new shapes us": shapes}
+    run.write_markdown(results, tmp_path / "latest.md")
+    line = next(line for line in (tmp_path / "latest.md").read_text().splitlines() if line.startswith("A new shape"))
+    assert all(label in line for label in systems)
