@@ -172,11 +172,12 @@ class PointwiseFunction:
             pointers = [a.data_ptr() for a in (*args, *outputs) if isinstance(a, torch.Tensor)]
             if recipe is not None and recipe.write(args, pointers, outputs):
                 return recipe.finish(outputs)
-        planned = self._dense_plan(args) if out is None else None
+        dense = self._dense_key(args) if out is None else None
+        planned = self._dense_plan(dense, args) if dense is not None else None
         if planned is None:
             plan, spec = self.plan(args, {}, out, positional=True)
-            if out is None:
-                self._learn_dense(args, plan, spec)
+            if dense is not None:
+                self._learn_dense(dense, plan, spec)
         else:
             plan, spec = planned
         recipe, launched = self._launch_planned(plan, spec)
@@ -367,15 +368,16 @@ class PointwiseFunction:
     # device) serves every size: only the size-dependent choices are made again.
 
     def _dense_key(self, args):
-        """(class key, shape, device) where every tensor argument is a plain tensor with row-major
-        strides, all of one shape of two elements or more on one device; else None."""
+        """(class key, shape, device, strides) where every tensor argument is a plain tensor with
+        row-major strides, all of one shape of two elements or more on one device; else None."""
         shape = device = standard = None
         parts = []
         for value in args:
             if type(value) is _Tensor:
                 if shape is None:
-                    shape, device = value.shape, value.device
-                    standard = _row_major_strides(shape)
+                    shape, device = tuple(value.shape), value.device
+                    # row-major: torch.empty's strides where no size is 0 (those calls are refused below)
+                    standard = tuple(call.allocation_strides(shape, range(len(shape) - 1, -1, -1)))
                 elif value.shape != shape or value.device != device:
                     return None
                 if value.stride() != standard:
@@ -387,46 +389,39 @@ class PointwiseFunction:
                 parts.append(type(value))
         if shape is None or math.prod(shape) < 2 or self._ctx.read_as:
             return None
-        return (tuple(parts), device), shape, device
+        return (tuple(parts), device), shape, device, standard
 
-    def _learn_dense(self, args, plan, spec):
+    def _learn_dense(self, dense, plan, spec):
         """Keep a fully planned dense call's specialization (less its size-dependent choices) for
-        its class (_dense_key): the template _dense_plan starts from."""
-        if spec.rank != 1 or spec.tile is not None or plan.numel < 2:
-            return
-        found = self._dense_key(args)
-        if found is None or any(o.strides != [1] for o in plan.inputs + plan.outputs):
+        its class (`dense`, _dense_key's): the template _dense_plan starts from."""
+        if spec.rank != 1 or spec.tile is not None or any(o.strides != [1] for o in plan.inputs + plan.outputs):
             return
         if len(self._dense_templates) >= MAX_RECIPES:
             self._dense_templates.clear()
-        self._dense_templates[found[0]] = (dataclasses.replace(spec, approximate=()), dict(plan.vtypes), {})
+        self._dense_templates[dense[0]] = (dataclasses.replace(spec, approximate=()), dict(plan.vtypes), {})
 
-    def _dense_plan(self, args):
-        """(plan, spec) of a dense call (_dense_key) from its class's template, making again only
-        what depends on the size, as `plan` makes it: the output's strides, the bytes moved, the
-        dependent launch, block and warps, index width, masks and eviction, and the
+    def _dense_plan(self, dense, args):
+        """(plan, spec) of a dense call (`dense`, _dense_key's) from its class's template, making
+        again only what depends on the size, as `plan` makes it: the output's strides, the bytes
+        moved, the dependent launch, block and warps, index width, masks and eviction, and the
         approximations; None where the class has no template yet (or the arguments' kinds differ)."""
-        if not self._dense_templates:
-            return None
-        found = self._dense_key(args)
-        template = self._dense_templates.get(found[0]) if found is not None else None
+        template = self._dense_templates.get(dense[0])
         if template is None:
             return None
-        (base, vtypes, specs), (_, shape, device) = template, found
+        (base, vtypes, specs), (_, shape, device, strides) = template, dense
         kernel_values = {}
         for param, value in zip(self._params, args):
             vtype, kernel_values[param] = call.classify(param, value, self._ctx.scalar_annotations.get(param))
             if vtype != vtypes[param]:
                 return None
-        shape = tuple(shape)
-        strides = list(_row_major_strides(shape))
         inputs = [call.Operand(p, v, [1]) for p, v in kernel_values.items() if type(v) is _Tensor]
         perm = call.layout_permutation(shape, [strides] * len(inputs))
         allocated = call.allocation_strides(shape, perm)
         outputs = [call.Operand(f"out{k}", torch.empty_strided(shape, allocated, dtype=dtype, device=device), [1])
                    for k, dtype in enumerate(base.out_dtypes)]
         operands = inputs + outputs
-        sizes, merged, numel = (math.prod(shape),), [[1]] * len(operands), math.prod(shape)
+        numel = math.prod(shape)
+        sizes, merged = (numel,), [[1]] * len(operands)
         element_bytes = call.line_bytes(operands)
         moved = call.moved_bytes(sizes, [i for i in inputs if i.label in self._read_params] + outputs)
         dependent = call.dependent_launch(device, sizes, None, self._costly_calls > 0, False, element_bytes, moved)
@@ -790,15 +785,6 @@ class _ViewRecipe:
 
     def __call__(self, args):
         return self.recipe([_kernel_operand(a) for a in args])
-
-
-def _row_major_strides(shape) -> tuple:
-    """The strides torch.empty gives a tensor of this shape."""
-    strides, running = [], 1
-    for size in reversed(shape):
-        strides.append(running)
-        running *= max(size, 1)
-    return tuple(reversed(strides))
 
 
 def _kernel_operand(value):

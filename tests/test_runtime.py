@@ -680,9 +680,15 @@ def _dense_functions():
             "floor_halves": (pointwise(floor_halves), 1, ()), "polar": (pointwise(polar), 2, ())}
 
 
+def _dense_plan(fn, args):
+    """What _run asks first of a call without out=: its class's plan, or None."""
+    dense = fn._dense_key(args)
+    return None if dense is None else fn._dense_plan(dense, args)
+
+
 def _same_plan(fn, args):
     """The class template's plan and specialization are the full planner's."""
-    quick = fn._dense_plan(args)
+    quick = _dense_plan(fn, args)
     assert quick is not None, [tuple(a.shape) for a in args if isinstance(a, torch.Tensor)]
     plan, spec = quick
     full_plan, full_spec = fn.plan(args, {}, None, positional=True)
@@ -732,13 +738,13 @@ def test_calls_that_are_not_dense_or_of_another_class_take_the_full_planner(devi
     fn, _, _ = _dense_functions()["add_scaled"]
     x = torch.randn(8, 16, device=device)
     fn(x, x, 0.5)
-    assert fn._dense_plan((x, x, 2.0)) is not None
-    assert fn._dense_plan((x, x[0], 2.0)) is None  # broadcast
-    assert fn._dense_plan((x, torch.randn(16, 8, device=device).t(), 2.0)) is None  # transposed
-    assert fn._dense_plan((x[:, ::2].contiguous(), x[:, ::2], 2.0)) is None  # strided
+    assert _dense_plan(fn, (x, x, 2.0)) is not None
+    assert _dense_plan(fn, (x, x[0], 2.0)) is None  # broadcast
+    assert _dense_plan(fn, (x, torch.randn(16, 8, device=device).t(), 2.0)) is None  # transposed
+    assert _dense_plan(fn, (x[:, ::2].contiguous(), x[:, ::2], 2.0)) is None  # strided
     one = torch.randn(1, device=device)
-    assert fn._dense_plan((one, one, 2.0)) is None
-    assert fn._dense_plan((x.double(), x.double(), 2.0)) is None  # no float64 template yet
-    assert fn._dense_plan((x, x, 2)) is None  # an int where a float was: another class
+    assert _dense_plan(fn, (one, one, 2.0)) is None
+    assert _dense_plan(fn, (x.double(), x.double(), 2.0)) is None  # no float64 template yet
+    assert _dense_plan(fn, (x, x, 2)) is None  # an int where a float was: another class
     unaligned = torch.randn(8 * 16 + 1, device=device)[1:].view(8, 16)
-    assert fn._dense_plan((unaligned, x, 2.0)) is None
+    assert _dense_plan(fn, (unaligned, x, 2.0)) is None
