@@ -392,23 +392,20 @@ def host_new_shapes(device, calls=NEW_SHAPE_CALLS, systems=None) -> dict:
     every length used once in the whole measurement; the fastest of HOST_ROUNDS rounds that take
     the systems in turn."""
     systems = systems if systems is not None else new_shape_systems(device)
-    labels = list(systems)
-    buffer = torch.randn(2, 1024 + calls * HOST_ROUNDS * len(labels), device=device)
-    best = dict.fromkeys(labels, float("inf"))
-    lengths = iter(range(1024, buffer.shape[1], calls))
+    buffer = torch.randn(2, 1024 + calls * HOST_ROUNDS * len(systems), device=device)
+    lengths = iter(range(1024, buffer.shape[1], calls))  # each round's first length
     sync = torch.cuda.synchronize if buffer.is_cuda else (lambda: None)
-    for round_ in range(HOST_ROUNDS):
-        for label in labels[round_ % len(labels):] + labels[:round_ % len(labels)]:
-            start = next(lengths)
-            pairs = [(buffer[0, :n], buffer[1, :n]) for n in range(start, start + calls)]
-            fn = systems[label]
-            sync()
-            began = time.perf_counter()
-            for a, b in pairs:
-                fn(a, b)
-            sync()
-            best[label] = min(best[label], (time.perf_counter() - began) / calls * 1e6)
-    return best
+
+    def one_round(fn) -> float:
+        start = next(lengths)
+        pairs = [(buffer[0, :n], buffer[1, :n]) for n in range(start, start + calls)]
+        sync()
+        began = time.perf_counter()
+        for a, b in pairs:
+            fn(a, b)
+        sync()
+        return (time.perf_counter() - began) / calls * 1e6
+    return best_in_turn({label: lambda fn=fn: one_round(fn) for label, fn in systems.items()}, HOST_ROUNDS)
 
 
 def host_breakdown(x, calls) -> dict:

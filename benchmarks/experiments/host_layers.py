@@ -3,31 +3,18 @@ mul by a number, launched back to back, through each layer in turn: eager, the @
 the op library's function, the kernel the registry hands the dispatcher (with and without the
 keyword argument the dispatcher passes), the aten op under `enabled()`, and a bare Python kernel
 registered for aten::add (the dispatcher's call into Python and back, with no work). us per call,
-the least of seven rounds of 20000 calls, two passes.
+benchmarks.run.per_call_us's (the least of its rounds of 20000 calls, taken in turn), two passes.
 
     python -m benchmarks.experiments.host_layers
 """
-import time
-
 import torch
 
 import tritonize
+from benchmarks.run import per_call_us
 from tritonize import ops
 from tritonize.ops import arithmetic, registry
 
-
-def per_call_us(fn, calls=20000, rounds=7) -> float:
-    for _ in range(500):
-        fn()
-    torch.cuda.synchronize()
-    best = float("inf")
-    for _ in range(rounds):
-        start = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        torch.cuda.synchronize()
-        best = min(best, (time.perf_counter() - start) / calls * 1e6)
-    return best
+CALLS = 20000
 
 
 def main():
@@ -38,7 +25,7 @@ def main():
     mul = registry._make_kernel(registry.TABLE["mul.Tensor"], registry._schema("mul.Tensor"), None, "cuda")
     out = torch.empty_like(a)
     for _ in range(2):
-        rows = {
+        times = per_call_us({
             "eager a + b": lambda: a + b,
             "add_kernel(a, b) (@pointwise)": lambda: arithmetic.add_kernel(a, b),
             "ops.add(a, b)": lambda: ops.add(a, b),
@@ -47,16 +34,15 @@ def main():
             "eager a * 0.5": lambda: a * 0.5,
             "ops.mul(a, 0.5)": lambda: ops.mul(a, 0.5),
             "registry kernel(a, 0.5)": lambda: mul(a, 0.5),
-        }
-        for label, fn in rows.items():
-            print(f"{label:40} {per_call_us(fn):6.2f} us", flush=True)
+        }, CALLS)
         with tritonize.enabled():
-            print(f"{'enabled a + b':40} {per_call_us(lambda: a + b):6.2f} us", flush=True)
-            print(f"{'enabled a * 0.5':40} {per_call_us(lambda: a * 0.5):6.2f} us", flush=True)
+            times.update(per_call_us({"enabled a + b": lambda: a + b, "enabled a * 0.5": lambda: a * 0.5}, CALLS))
         library = torch.library.Library("aten", "IMPL")
         library.impl("add.Tensor", lambda *args, **kwargs: out, "CUDA")
-        print(f"{'bare Python kernel a + b':40} {per_call_us(lambda: a + b):6.2f} us", flush=True)
+        times.update(per_call_us({"bare Python kernel a + b": lambda: a + b}, CALLS))
         library._destroy()
+        for label, us in times.items():
+            print(f"{label:40} {us:6.2f} us", flush=True)
         print()
 
 
