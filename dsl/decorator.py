@@ -15,7 +15,7 @@ import torch
 from torch._subclasses.fake_tensor import is_fake
 
 from tritonize import approximations, cache, call, display, log, torch_ops
-from tritonize.launch import direct_launcher, extern_libs, three_dims
+from tritonize.launch import direct_launcher, extern_libs, integer_class, three_dims
 from tritonize.errors import ArgumentCountError, CallError, OutArgumentError, UnsupportedSyntax
 from tritonize.passes import (ParamSpec, Specialization, derive_backward, generate_module, infer_output_types,
                               run_frontend)
@@ -80,6 +80,9 @@ class PointwiseFunction:
         self._out_recipes: dict[tuple, LaunchRecipe] = {}  # calls with out=, keyed by the outputs too
         # a dense call's plan, by dtypes and alignment, not shapes (see _dense_plan)
         self._dense_templates: dict[tuple, tuple] = {}
+        # Triton's compiled kernels by what they were compiled for (LaunchRecipe.kernel_key): a
+        # recipe of a new shape whose kernel is among them launches it directly at once
+        self._kernels: dict[tuple, object] = {}
         self._derivatives: dict[tuple, PointwiseFunction] = {}
         self._ops: dict[tuple, object] = {}
         self._approximations: dict[tuple, tuple] = {}  # approximations.verified's, per dtypes and device
@@ -562,6 +565,7 @@ class PointwiseFunction:
                                for p in spec.params if not p.is_tensor),
             scalar_labels=tuple(p.name for p in spec.params if not p.is_tensor),
             extern_libs=extern_libs() if spec.toolkit_libdevice else None,
+            kernels=self._kernels if plan.device.type == "cuda" else None,
         )
         outputs = [o.tensor for o in plan.outputs]
         recipe.run([_kernel_operand(plan.kernel_values[p]) for p in self._params], outputs)
@@ -615,6 +619,8 @@ class LaunchRecipe:
         self.tail = (*[s for strides in self.strides for s in strides],
                      *(self.sizes if self.tiled else self.sizes[1:]), self.numel, *self.blocks)
         self.fast = None  # launch(*kernel args), once Triton has compiled the kernel
+        self.kernels = fields.get("kernels")  # the function's compiled kernels by kernel_key (CUDA)
+        self.launched = False  # has the recipe launched once (see run)
         self.write_guard = None  # a call.WriteGuard, for a recipe of calls with out=
         self.fast_kind = None  # "direct" (launch.direct_launcher) or "runner" (CompiledKernel[grid])
         self.call = self.first_calls
@@ -660,6 +666,13 @@ class LaunchRecipe:
                 self.launch(*tensors, *outputs, *scalars, *self.strides, self.sizes, self.numel, self.grid,
                             *self.blocks, self.warps, extern_libs=self.extern_libs)
             return
+        kernel_key = None
+        if self.fast is None and self.kernels is not None and FAST_LAUNCH:
+            # a kernel Triton compiled for another recipe (another shape) may be this one's too
+            kernel_key = self.kernel_key(tensors, outputs)
+            compiled = self.kernels.get(kernel_key)
+            if compiled is not None:
+                self.arm(compiled)
         if self.fast is not None:
             try:  # a launcher that refuses its arguments raises before launching
                 if self.fast_kind == "direct":
@@ -670,9 +683,14 @@ class LaunchRecipe:
             except Exception:
                 self.fast = self.fast_kind = None
             else:
-                if _several_gpus():
-                    return
-                if self.write_guard is not None:
+                if not self.launched:
+                    # the steady closures wait for a second call: a recipe that took a kernel compiled
+                    # for another shape launches directly at once, and a new shape's is often never
+                    # called again (making them took ~10 us of such a call)
+                    self.launched = True
+                elif _several_gpus():
+                    pass
+                elif self.write_guard is not None:
                     if self.write == self.first_writes:
                         self.write = self.steady_writes()
                 elif self.call == self.first_calls:
@@ -680,9 +698,24 @@ class LaunchRecipe:
                 return
         compiled = self.launch(*tensors, *outputs, *scalars, *self.strides, self.sizes, self.numel, self.grid,
                                *self.blocks, self.warps, extern_libs=self.extern_libs)
+        self.launched = True
         # outputs the caller gave may be misaligned; a recipe is memoized for fresh ones only
         if self.fast is None and FAST_LAUNCH and all(o.data_ptr() % 16 == 0 for o in outputs):
             self.arm(compiled)
+            if kernel_key is not None:
+                if len(self.kernels) >= MAX_RECIPES:
+                    self.kernels.clear()
+                self.kernels[kernel_key] = compiled
+
+    def kernel_key(self, tensors, outputs) -> tuple:
+        """What Triton's compiled kernel for this recipe's launches depends on beyond the
+        module (one per specialization): the block and warps, the device, each integer
+        argument's class (launch.integer_class: sizes, strides and the element count; the
+        numbers among the arguments are typed and never specialized), and each pointer's dtype
+        (specializations of equal code share a module: a tensor read as float64 loads any dtype)
+        and 16-byte alignment. Recipes of one key launch one compiled kernel."""
+        return (self.launch, self.blocks, self.warps, self.device, tuple(map(integer_class, self.tail)),
+                tuple((t.dtype, t.data_ptr() % 16 == 0) for t in (*tensors, *outputs)))
 
     def arm(self, compiled):
         """Launch later calls through the compiled kernel's launcher, skipping Triton's

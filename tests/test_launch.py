@@ -10,7 +10,8 @@ import torch
 import triton
 
 import tritonize
-from tritonize.launch import direct_launcher, extern_libs, launcher_layout, toolkit_libdevice
+from tritonize.decorator import signature_key
+from tritonize.launch import direct_launcher, extern_libs, integer_class, launcher_layout, toolkit_libdevice
 
 
 class HookChain:
@@ -208,6 +209,82 @@ def test_memoized_cuda_calls_use_the_compiled_launcher(direct, monkeypatch):
         results = [fused(a, b.reshape(-1), 0.5) for _ in range(20)]
     side.synchronize()
     assert all(torch.equal(r, a * 0.5 + b.reshape(-1)) for r in results)
+
+
+def tritons_integer_specialization(value):
+    """The installed Triton's own specialization of an integer kernel argument: its type and
+    key (Triton 3.6 and 3.9 both specialize in C++, with these arguments)."""
+    from triton._C.libtriton import native_specialize_impl
+    from triton.backends.compiler import BaseBackend
+    return native_specialize_impl(BaseBackend, value, False, True, True)
+
+
+INTEGERS = sorted({*range(-40, 70), *[b + d for b in (2**31, -2**31, 2**32, 2**63, -2**63, 10**12, 2**40, 1 << 50)
+                                       for d in range(-33, 34) if -2**63 <= b + d < 2**64]})
+
+
+def test_integer_classes_are_tritons_specializations():
+    """Integers of one launch.integer_class get one specialization from the installed Triton
+    (so a kernel compiled for one serves the others), and integers of different classes get
+    different ones (so no kernel is compiled twice for want of a finer class). A Triton that
+    specializes on more fails here, not with wrong results."""
+    by_class = {}
+    for value in INTEGERS:
+        by_class.setdefault(integer_class(value), set()).add(tritons_integer_specialization(value))
+    assert all(len(specializations) == 1 for specializations in by_class.values()), by_class
+    assert len({next(iter(s)) for s in by_class.values()}) == len(by_class)
+    assert len(by_class) == 7  # 1; int32, int64, uint64 each divisible by 16 or not
+
+
+def _launches_what_triton_would(fn, args, got):
+    """The call's recipe launched directly, the kernel Triton's JIT finds for these arguments."""
+    recipe = fn._recipes[signature_key(args)]
+    assert recipe.fast_kind == "direct"
+    again = torch.empty_like(got)
+    found = recipe.launch(*[args[i] for i in recipe.tensor_positions], again, *recipe.strides, recipe.sizes,
+                          recipe.numel, recipe.grid, *recipe.blocks, recipe.warps, extern_libs=recipe.extern_libs)
+    assert found is recipe.compiled, [tuple(a.shape) for a in args]  # Triton's JIT launches this very kernel
+    assert torch.equal(again, got)
+
+
+@needs_cuda
+def test_calls_of_new_shapes_launch_the_kernel_triton_compiled_for_their_classes():
+    """A call of a new shape whose kernel Triton compiled already for integers of the same
+    classes (another shape's), pointers of the same dtypes and alignment, launches that compiled
+    kernel directly, the first time: the very object Triton's JIT finds for this call's
+    arguments, with torch's results."""
+    from tritonize import pointwise
+
+    @pointwise
+    def scaled_sum(a, b):
+        return a * 2 + b
+
+    buffer = torch.randn(2, 70000, device="cuda")
+    shapes = [(n,) for n in (1000, 1001, 1024, 1040, 1999, 2000, 4096, 65536, 65537)]
+    shapes += [(m, n) for m, n in ((3, 17), (5, 17), (4, 32), (6, 32), (7, 19))]
+    for shape in shapes:
+        numel = torch.Size(shape).numel()
+        for offset in (0, 1):  # a misaligned pair is another class of kernel
+            a = buffer[0, offset:offset + numel].view(shape)
+            b = buffer[1, offset:offset + numel].view(shape)
+            for args in ((a, b), (a, b[..., :1])):
+                got = scaled_sum(*args)
+                assert torch.equal(got, args[0] * 2 + args[1])
+                _launches_what_triton_would(scaled_sum, args, got)
+    compiled = {id(r.compiled) for r in scaled_sum._recipes.values()}
+    assert len(compiled) == len(scaled_sum._kernels) < len(scaled_sum._recipes)
+
+    # tensors of several dtypes read as float64 share one module of code: each dtype its own kernel
+    @pointwise
+    def read_wide(x: torch.float64, y):
+        return x * 2 + y
+
+    for n, dtype in ((100, torch.float32), (101, torch.float16), (102, torch.int32), (103, torch.float32),
+                     (104, torch.int32)):
+        x, y = torch.arange(n, device="cuda").to(dtype), torch.ones(n, device="cuda")
+        got = read_wide(x, y)
+        assert torch.equal(got, x.double() * 2 + y)
+        _launches_what_triton_would(read_wide, (x, y), got)
 
 
 def test_a_hook_registered_before_arming_leaves_the_launch_to_triton():
