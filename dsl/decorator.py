@@ -328,31 +328,17 @@ class PointwiseFunction:
         tile = call.choose_tile(sizes, merged[:len(inputs)])
         if tile is not None:  # which operands (inputs, then outputs) see the dims after p as one run
             tile = (*tile, tuple(call.runs_together(sizes, strides, tile[0]) for strides in merged))
-        gathered, element_bytes = tile is None and call.gathers(merged[:len(inputs)]), call.line_bytes(operands)
-        vectors = tile is None or call.tile_vectors(sizes, tile, merged)
-        moved = call.moved_bytes(tuple(sizes), [i for i in inputs if i.label in self._read_params] + outputs)
-        dependent = call.dependent_launch(device, tuple(sizes), tile, self._costly_calls > 0, gathered, element_bytes,
-                                          moved)
-        blocks, warps = call.launch_shape(device, tuple(sizes), tile, self._costly_calls, gathered=gathered,
-                                          element_bytes=element_bytes, vectors=vectors, dependent=dependent,
-                                          bytes_per_element=moved / max(1, math.prod(sizes)),
-                                          wide_threads=self._wide_threads)
-        index_dtype = torch.int32 if call.fits_int32(sizes, merged, math.prod(blocks)) else torch.int64
-        plan = call.CallPlan(shape, device, vtypes, kernel_values, inputs, outputs, tuple(sizes), index_dtype,
-                             blocks, warps, moved)
+        moved, blocks, warps, choices = self._size_choices(device, tuple(sizes), merged, tile, inputs, outputs)
+        plan = call.CallPlan(shape, device, vtypes, kernel_values, inputs, outputs, tuple(sizes),
+                             choices["index_dtype"], blocks, warps, moved)
         out_dtypes, result_dtypes = tuple(o.tensor.dtype for o in outputs), tuple(result_dtypes)
         spec = Specialization(
             params=tuple(ParamSpec(p, vtypes[p], _stored_dtype(kernel_values[p], vtypes[p])) for p in self._params),
             out_dtypes=out_dtypes,
-            rank=len(sizes), index_dtype=index_dtype, device_type=device.type,
+            rank=len(sizes), device_type=device.type,
             opmath=all(rule.opmath for rule in self.promotion), tile=tile,
             result_dtypes=result_dtypes if result_dtypes != out_dtypes else (),  # out= of other dtypes
-            evict_last=call.evict_last(device, tuple(sizes), tile, blocks),
-            broadcast_dims=call.broadcast_dims(inputs), unmasked=call.unmasked(tuple(sizes), tile, blocks),
-            flat_indexed=call.flat_indexed(sizes, merged, tile),
-            two_dimensional_grid=call.two_dimensional_grid(tuple(sizes), tile, blocks),
-            dependent_launch=dependent,
-            toolkit_libdevice=False)
+            broadcast_dims=call.broadcast_dims(inputs), toolkit_libdevice=False, **choices)
         toolkit = self._toolkit_libdevice[spec.float32_tensors]
         if device.type == "cuda" and toolkit and extern_libs() is not None:
             spec = dataclasses.replace(spec, toolkit_libdevice=True)
@@ -361,6 +347,29 @@ class PointwiseFunction:
         if approximate:
             spec = dataclasses.replace(spec, approximate=approximate)
         return plan, spec
+
+    def _size_choices(self, device, sizes: tuple, merged, tile, inputs, outputs) -> tuple:
+        """(bytes moved, blocks, warps, choices): what a plan chooses by its sizes once its layout
+        is known (sizes and strides after coalescing, the tile): the launch shape, and `choices`,
+        the Specialization fields that depend on the size (index width, eviction, masks, flat
+        indexing, a 2-D grid, a dependent launch). plan() and _dense_plan() both choose here."""
+        gathered = tile is None and call.gathers(merged[:len(inputs)])
+        element_bytes = call.line_bytes(inputs + outputs)
+        vectors = tile is None or call.tile_vectors(list(sizes), tile, merged)
+        moved = call.moved_bytes(sizes, [i for i in inputs if i.label in self._read_params] + outputs)
+        dependent = call.dependent_launch(device, sizes, tile, self._costly_calls > 0, gathered, element_bytes, moved)
+        blocks, warps = call.launch_shape(device, sizes, tile, self._costly_calls, gathered=gathered,
+                                          element_bytes=element_bytes, vectors=vectors, dependent=dependent,
+                                          bytes_per_element=moved / max(1, math.prod(sizes)),
+                                          wide_threads=self._wide_threads)
+        choices = dict(index_dtype=torch.int32 if call.fits_int32(list(sizes), merged, math.prod(blocks))
+                       else torch.int64,
+                       evict_last=call.evict_last(device, sizes, tile, blocks),
+                       unmasked=call.unmasked(sizes, tile, blocks),
+                       flat_indexed=call.flat_indexed(list(sizes), merged, tile),
+                       two_dimensional_grid=call.two_dimensional_grid(sizes, tile, blocks),
+                       dependent_launch=dependent)
+        return moved, blocks, warps, choices
 
     # -- calls whose tensors are dense and of one shape, planned by their class ----------------
     # A call whose shape no call had before misses the steady path's memo (its key holds shapes)
@@ -422,32 +431,21 @@ class PointwiseFunction:
         allocated = call.allocation_strides(shape, perm)
         outputs = [call.Operand(f"out{k}", torch.empty_strided(shape, allocated, dtype=dtype, device=device), [1])
                    for k, dtype in enumerate(base.out_dtypes)]
-        operands = inputs + outputs
-        numel = math.prod(shape)
-        sizes, merged = (numel,), [[1]] * len(operands)
-        element_bytes = call.line_bytes(operands)
-        moved = call.moved_bytes(sizes, [i for i in inputs if i.label in self._read_params] + outputs)
-        dependent = call.dependent_launch(device, sizes, None, self._costly_calls > 0, False, element_bytes, moved)
-        blocks, warps = call.launch_shape(device, sizes, None, self._costly_calls, gathered=False,
-                                          element_bytes=element_bytes, vectors=True, dependent=dependent,
-                                          bytes_per_element=moved / numel, wide_threads=self._wide_threads)
-        index_dtype = torch.int32 if call.fits_int32(list(sizes), merged, math.prod(blocks)) else torch.int64
-        plan = call.CallPlan(shape, device, vtypes, kernel_values, inputs, outputs, sizes, index_dtype, blocks,
-                             warps, moved)
-        choices = (index_dtype, call.evict_last(device, sizes, None, blocks), call.unmasked(sizes, None, blocks),
-                   call.flat_indexed(list(sizes), merged, None), call.two_dimensional_grid(sizes, None, blocks),
-                   dependent)
-        spec = specs.get(choices)
+        sizes = (math.prod(shape),)
+        moved, blocks, warps, choices = self._size_choices(device, sizes, [[1]] * (len(inputs) + len(outputs)),
+                                                           None, inputs, outputs)
+        plan = call.CallPlan(shape, device, vtypes, kernel_values, inputs, outputs, sizes, choices["index_dtype"],
+                             blocks, warps, moved)
+        chosen = tuple(choices.values())
+        spec = specs.get(chosen)
         if spec is None:  # dataclasses.replace takes ~4 us: one specialization per set of choices
-            spec = specs[choices] = dataclasses.replace(
-                base, index_dtype=choices[0], evict_last=choices[1], unmasked=choices[2], flat_indexed=choices[3],
-                two_dimensional_grid=choices[4], dependent_launch=choices[5])
+            spec = specs[chosen] = dataclasses.replace(base, **choices)
         if approximations.checkable(spec):
             approximate = self._approximate(spec, device)
             if approximate:
-                approximated = specs.get((choices, approximate))
+                approximated = specs.get((chosen, approximate))
                 if approximated is None:
-                    approximated = specs[(choices, approximate)] = dataclasses.replace(spec, approximate=approximate)
+                    approximated = specs[(chosen, approximate)] = dataclasses.replace(spec, approximate=approximate)
                 spec = approximated
         return plan, spec
 
