@@ -514,10 +514,6 @@ def target_lines(results) -> list:
         lines.append(f"| <= 10 us host time per call, 1K-element add | {host['tritonize']:.1f} us (eager "
                      f"{host['eager']:.1f}, torch.compile {host['torch.compile']:.1f}) | "
                      f"{'yes' if host['tritonize'] <= 10 else 'no'} |")
-    shapes = results.get("host new shapes us")
-    if shapes:
-        lines += ["A new shape every call (an add of 1024 + k elements, k new on every call, launched back to back; "
-                  "us per call): " + ", ".join(f"{k} {v:.1f}" for k, v in shapes.items()) + ".", ""]
     first = results.get("first call")
     if first:
         lines.append(f"| < 1 s first call in a new process, warm on-disk cache | {first['warm first call s']:.2f} s | "

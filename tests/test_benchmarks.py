@@ -716,7 +716,14 @@ def test_host_new_shapes_gives_every_call_a_length_no_call_had(tmp_path):
     assert len(lengths) == 7 * run.HOST_ROUNDS * len(systems) and len(set(lengths)) == len(lengths)
     assert {label for label, _ in seen} == set(systems)
     results = {"gpu": "GPU", "torch": "t", "triton": "tr", "tritonize": "0", "date": "d", "command": "c",
-               "copy GB/s": 4250.0, "rows": [], "host new shapes us": shapes}
+               "copy GB/s": 4250.0, "rows": [], "host new shapes us": shapes,
+               "host overhead us": {"tritonize": 9.0, "eager": 7.0, "torch.compile": 30.0},
+               "first call": {"cold first call s": 1.5, "warm first call s": 0.5, "warm import s": 0.4}}
     run.write_markdown(results, tmp_path / "latest.md")
-    line = next(line for line in (tmp_path / "latest.md").read_text().splitlines() if line.startswith("A new shape"))
-    assert all(label in line for label in systems)
+    text = (tmp_path / "latest.md").read_text().splitlines()
+    lines = [line for line in text if line.startswith("A new shape")]
+    assert len(lines) == 1 and all(label in lines[0] for label in systems)
+    # the targets table runs unbroken from its header to its last row (the first call's)
+    start = text.index("| target | measured | holds |")
+    rows = text[start:text.index("", start)]
+    assert rows[-1].startswith("| < 1 s first call") and all(row.startswith("|") for row in rows)
