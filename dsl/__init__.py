@@ -23,7 +23,18 @@ __all__ = [
     "ArgumentCountError", "StridedViewError",
 ]
 
-# the op library's registration into PyTorch (imports tritonize.ops, which uses the names above)
-from tritonize.ops.registry import disable, enable, enabled, registered_ops  # noqa: E402
+# the op library's registration into PyTorch, imported on first use: defining the op library's
+# ~170 @pointwise functions (their passes, their torch.library ops) took ~0.3 s of `import
+# tritonize`, which a program of its own @pointwise functions does not need
+_REGISTRY_NAMES = ("enable", "disable", "enabled", "registered_ops")
+__all__ += list(_REGISTRY_NAMES)
 
-__all__ += ["enable", "disable", "enabled", "registered_ops"]
+
+def __getattr__(name):
+    if name in _REGISTRY_NAMES:
+        from tritonize.ops import registry
+        return getattr(registry, name)
+    if name == "ops":  # `import tritonize; tritonize.ops.gelu(...)`
+        import importlib
+        return importlib.import_module("tritonize.ops")
+    raise AttributeError(f"module 'tritonize' has no attribute {name!r}")

@@ -400,3 +400,32 @@ def test_shape_and_cast_errors_are_torchs(device):
     assert got == expected
     assert all("must match the size" in m or "doesn't match the broadcast shape" in m or "can't be cast" in m
                for m in got)
+
+
+def test_import_tritonize_leaves_the_op_library_until_first_asked_for():
+    """`import tritonize` does not define the op library (its ~170 kernels took ~0.3 s of the
+    import); the registration's names and `tritonize.ops` load it when first used."""
+    import subprocess
+    import sys
+
+    script = """
+import sys, tritonize
+assert "tritonize.ops" not in sys.modules, "import tritonize loaded the op library"
+assert tritonize.pointwise and tritonize.Promotion
+from tritonize import enable, disable, enabled, registered_ops
+assert "tritonize.ops" in sys.modules
+assert enabled is sys.modules["tritonize.ops.registry"].enabled
+assert "aten::gelu" in registered_ops()
+import tritonize as again
+assert again.ops.gelu is sys.modules["tritonize.ops"].gelu
+assert set(tritonize.__all__) >= {"enable", "disable", "enabled", "registered_ops"}
+try:
+    tritonize.no_such_name
+except AttributeError as error:
+    assert "no_such_name" in str(error)
+else:
+    raise AssertionError("an unknown name must raise AttributeError")
+print("ok")
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-2000:]
