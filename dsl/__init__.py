@@ -14,6 +14,9 @@ from tritonize.cache import cache_dir
 from tritonize.promotion import Promotion
 from tritonize.view import StridedView
 from tritonize import math  # noqa: F401  (tritonize.math.erfinv ...; not in __all__: it would shadow math)
+from tritonize.launch import warm_triton as _warm_triton
+
+_warm_triton()
 
 __all__ = [
     "pointwise", "PointwiseFunction", "Promotion", "StridedView", "cache_dir", "__version__",

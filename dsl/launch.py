@@ -19,6 +19,7 @@ import inspect
 import json
 import os
 import re
+import threading
 
 import torch
 
@@ -222,3 +223,39 @@ def extern_libs() -> dict | None:
     """Triton's `extern_libs` launch option for tritonize's CUDA kernels (toolkit_libdevice), once a process."""
     path = toolkit_libdevice()
     return {"libdevice": path} if path else None
+
+
+# A process's first CUDA launch imports Triton and computes Triton's cache key, a hash of its own
+# sources and its libtriton (tens of MB) that Triton computes once a process before it looks for a
+# compiled kernel on disk: on an H100 host ~0.3 s and ~0.25 s of a ~0.7 s first call with warm
+# caches (cProfile of benchmarks.run's first-call script). Started when tritonize is imported, in a
+# thread of its own, they overlap whatever the program does before its first call (the hashing,
+# most of it, runs outside the GIL).
+_warming: threading.Thread | None = None
+
+
+def warm_triton(environ=os.environ, cuda_version: str | None = "torch") -> threading.Thread | None:
+    """Import Triton and compute its cache key in a daemon thread, once a process, where torch is a
+    CUDA build (`cuda_version` stands in for torch.version.cuda) and TRITONIZE_WARM_TRITON is not
+    "0"; the thread, else None. A fork waits for it (a child must not inherit its import lock)."""
+    global _warming
+    version = torch.version.cuda if cuda_version == "torch" else cuda_version
+    if _warming is not None or version is None or environ.get("TRITONIZE_WARM_TRITON", "1") == "0":
+        return None
+    _warming = threading.Thread(target=_compute_triton_key, name="tritonize: warm Triton", daemon=True)
+    os.register_at_fork(before=_finish_warming)
+    _warming.start()
+    return _warming
+
+
+def _compute_triton_key():
+    try:
+        from triton.runtime.cache import triton_key
+        triton_key()  # functools.lru_cache'd by Triton: its compiler's later call is a lookup
+    except Exception:  # noqa: BLE001 - another Triton: its first launch computes what it needs
+        pass
+
+
+def _finish_warming():
+    if _warming is not None and _warming.is_alive():
+        _warming.join()

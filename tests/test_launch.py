@@ -737,3 +737,31 @@ def test_cuda_kernels_link_the_chosen_libdevice():
     expected = chosen["libdevice"] if chosen else os.path.join(
         os.path.dirname(triton.__file__), "backends", "nvidia", "lib", "libdevice.10.bc")
     assert os.path.realpath(linked) == os.path.realpath(expected)
+
+
+def test_importing_tritonize_warms_tritons_cache_key_in_a_thread_once(monkeypatch):
+    """warm_triton (called by `import tritonize` on CUDA builds) computes Triton's cache key in a
+    daemon thread, so that the first launch finds it computed; once a process, never on a CPU
+    build or with TRITONIZE_WARM_TRITON=0, and a fork waits for the thread."""
+    import threading
+    import time
+
+    from triton.runtime.cache import triton_key
+
+    from tritonize import launch
+
+    monkeypatch.setattr(launch, "_warming", None)
+    triton_key.cache_clear()
+    assert launch.warm_triton(environ={}, cuda_version=None) is None  # a CPU build
+    assert launch.warm_triton(environ={"TRITONIZE_WARM_TRITON": "0"}, cuda_version="13.0") is None
+    assert triton_key.cache_info().currsize == 0
+    thread = launch.warm_triton(environ={}, cuda_version="13.0")
+    assert thread is not None and thread.daemon
+    thread.join(120)
+    assert not thread.is_alive() and triton_key.cache_info().currsize == 1
+    assert launch.warm_triton(environ={}, cuda_version="13.0") is None  # once a process
+    slow = threading.Thread(target=time.sleep, args=(0.3,), daemon=True)
+    slow.start()
+    monkeypatch.setattr(launch, "_warming", slow)
+    launch._finish_warming()  # what os.fork runs first
+    assert not slow.is_alive()
