@@ -707,12 +707,14 @@ class LaunchRecipe:
 
     def kernel_key(self, tensors, outputs) -> tuple:
         """What Triton's compiled kernel for this recipe's launches depends on beyond the
-        module (one per specialization): the block and warps, the device, each integer
-        argument's class (launch.integer_class: sizes, strides and the element count; the
-        numbers among the arguments are typed and never specialized), and each pointer's dtype
-        (specializations of equal code share a module: a tensor read as float64 loads any dtype)
-        and 16-byte alignment. Recipes of one key launch one compiled kernel."""
-        return (self.launch, self.blocks, self.warps, self.device, tuple(map(integer_class, self.tail)),
+        module: the block and warps, the device, the libdevice linked, each integer argument's
+        class (launch.integer_class: sizes, strides and the element count; the numbers among the
+        arguments are typed and never specialized), and each pointer's dtype and 16-byte
+        alignment. Specializations of equal code share a module (its file is named by a hash of
+        its code, comments aside): a tensor read as float64 loads any dtype, and a kernel may link
+        a toolkit's libdevice or Triton's. Recipes of one key launch one compiled kernel."""
+        return (self.launch, self.blocks, self.warps, self.device, self.extern_libs is not None,
+                tuple(map(integer_class, self.tail)),
                 tuple((t.dtype, t.data_ptr() % 16 == 0) for t in (*tensors, *outputs)))
 
     def arm(self, compiled):
