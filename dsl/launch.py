@@ -243,7 +243,8 @@ def warm_triton(environ=os.environ, cuda_version: str | None = "torch") -> threa
     if _warming is not None or version is None or environ.get("TRITONIZE_WARM_TRITON", "1") == "0":
         return None
     _warming = threading.Thread(target=_compute_triton_key, name="tritonize: warm Triton", daemon=True)
-    os.register_at_fork(before=_finish_warming)
+    if hasattr(os, "register_at_fork"):  # POSIX: Windows has no fork
+        os.register_at_fork(before=_finish_warming)
     _warming.start()
     return _warming
 
