@@ -371,42 +371,94 @@ class PointwiseFunction:
                        dependent_launch=dependent)
         return moved, blocks, warps, choices
 
-    # -- calls whose tensors are dense and of one shape, planned by their class ----------------
+    # -- calls whose tensors are dense, planned by their class -----------------------------------
     # A call whose shape no call had before misses the steady path's memo (its key holds shapes)
     # and plans afresh: 174 us a call on an H100 host where every call brings a new length, eager
     # 7 (benchmarks/results/experiment_new_shapes_h100.txt). Where every tensor argument is dense
     # (contiguous, row-major strides) and of one shape, the plan is a flat walk of numel elements
-    # whatever the shape, so a plan made once per class (dtypes, alignment, number types and
+    # whatever the shape; where some are of one shape and the others of a shape that ends it (a
+    # bias beside a batch of rows), it is a walk of rows, those others broadcast along the rows.
+    # So a plan made once per class (dtypes, alignment, which tensors are whole, number types and
     # device) serves every size: only the size-dependent choices are made again.
 
     def _dense_key(self, args):
-        """(class key, shape, device, strides) where every tensor argument is a plain tensor with
-        row-major strides, all of one shape of two elements or more on one device; else None."""
+        """(class key, shape, device, walk) where every tensor argument is a plain tensor with
+        row-major strides on one device and either all are of one shape of two elements or more
+        (walk ("flat", strides)), or some are of one shape and the rest of one shape that ends it,
+        ones before it aside, whose dims and the dims before them hold two elements or more each
+        (walk ("rows", rows, row length, each tensor's strides broadcast, each tensor whole?));
+        else None."""
+        if self._ctx.read_as:
+            return None
         shape = device = standard = None
-        parts = []
+        tensors, parts, flat = [], [], True
         for value in args:
             if type(value) is _Tensor:
                 if shape is None:
                     shape, device = tuple(value.shape), value.device
                     # row-major: torch.empty's strides where no size is 0 (those calls are refused below)
                     standard = tuple(call.allocation_strides(shape, range(len(shape) - 1, -1, -1)))
-                elif value.shape != shape or value.device != device:
+                elif value.device != device:
                     return None
-                if value.stride() != standard:
+                elif flat and value.shape != shape:
+                    flat = False  # two shapes: perhaps rows (_rows_key checks every tensor)
+                if flat and value.stride() != standard:
                     return None
+                tensors.append(value)
                 parts.append((value.dtype, value.data_ptr() & 15 == 0))
             elif isinstance(value, (_Tensor, StridedView)):
                 return None
             else:
                 parts.append(type(value))
-        if shape is None or math.prod(shape) < 2 or self._ctx.read_as:
+        if shape is None:
             return None
-        return (tuple(parts), device), shape, device, standard
+        if not flat:
+            return self._rows_key(tensors, parts, device)
+        if math.prod(shape) < 2:
+            return None
+        return (tuple(parts), device, "flat"), shape, device, ("flat", standard)
+
+    def _rows_key(self, tensors, parts, device):
+        """_dense_key's answer for tensors of two shapes, one ending the other: a walk of rows."""
+        shape = max((tuple(t.shape) for t in tensors), key=math.prod)  # the first of the most elements
+        ending, whole = None, []
+        for tensor in tensors:
+            own = tuple(tensor.shape)
+            if tensor.device != device or tensor.stride() != tuple(call.allocation_strides(own, range(len(own) - 1,
+                                                                                                      -1, -1))):
+                return None
+            whole.append(own == shape)
+            if not whole[-1]:
+                while own and own[0] == 1:
+                    own = own[1:]
+                if ending is None:
+                    ending = own
+                elif own != ending:
+                    return None
+        if not ending or len(ending) >= len(shape) or shape[-len(ending):] != ending:
+            return None
+        numel, row = math.prod(shape), math.prod(ending)
+        if row < 2 or numel // row < 2:
+            return None
+        flags = iter(whole)
+        parts = tuple((*part, next(flags)) if type(part) is tuple else part for part in parts)
+        expanded = [call.expanded_strides(t, shape) for t in tensors]
+        return (parts, device, "rows"), shape, device, ("rows", numel // row, row, expanded, whole)
 
     def _learn_dense(self, dense, plan, spec):
         """Keep a fully planned dense call's specialization (less its size-dependent choices) for
-        its class (`dense`, _dense_key's): the template _dense_plan starts from."""
-        if spec.rank != 1 or spec.tile is not None or any(o.strides != [1] for o in plan.inputs + plan.outputs):
+        its class (`dense`, _dense_key's): the template _dense_plan starts from, where the planner
+        walked as the class does (one flat walk; rows of the row length, inputs whole or
+        broadcast along the rows)."""
+        walk = dense[3]
+        if walk[0] == "flat":
+            walked = spec.rank == 1 and all(o.strides == [1] for o in plan.inputs + plan.outputs)
+        else:
+            _, rows, row, _, whole = walk
+            walked = (spec.rank == 2 and plan.sizes == (rows, row)
+                      and [o.strides for o in plan.inputs] == [[row, 1] if w else [0, 1] for w in whole]
+                      and all(o.strides == [row, 1] for o in plan.outputs))
+        if not walked or spec.tile is not None:
             return
         if len(self._dense_templates) >= MAX_RECIPES:
             self._dense_templates.clear()
@@ -420,19 +472,24 @@ class PointwiseFunction:
         template = self._dense_templates.get(dense[0])
         if template is None:
             return None
-        (base, vtypes, specs), (_, shape, device, strides) = template, dense
+        (base, vtypes, specs), (_, shape, device, walk) = template, dense
         kernel_values = {}
         for param, value in zip(self._params, args):
             vtype, kernel_values[param] = call.classify(param, value, self._ctx.scalar_annotations.get(param))
             if vtype != vtypes[param]:
                 return None
-        inputs = [call.Operand(p, v, [1]) for p, v in kernel_values.items() if type(v) is _Tensor]
-        perm = call.layout_permutation(shape, [strides] * len(inputs))
-        allocated = call.allocation_strides(shape, perm)
-        outputs = [call.Operand(f"out{k}", torch.empty_strided(shape, allocated, dtype=dtype, device=device), [1])
-                   for k, dtype in enumerate(base.out_dtypes)]
-        sizes = (math.prod(shape),)
-        moved, blocks, warps, choices = self._size_choices(device, sizes, [[1]] * (len(inputs) + len(outputs)),
+        tensors = [(p, v) for p, v in kernel_values.items() if type(v) is _Tensor]
+        if walk[0] == "flat":
+            sizes, expanded, out_strides = (math.prod(shape),), [walk[1]] * len(tensors), [1]
+            walked = [[1] for _ in tensors]
+        else:
+            _, rows, row, expanded, whole = walk
+            sizes, walked, out_strides = (rows, row), [[row, 1] if w else [0, 1] for w in whole], [row, 1]
+        inputs = [call.Operand(p, v, strides) for (p, v), strides in zip(tensors, walked)]
+        allocated = call.allocation_strides(shape, call.layout_permutation(shape, expanded))
+        outputs = [call.Operand(f"out{k}", torch.empty_strided(shape, allocated, dtype=dtype, device=device),
+                                list(out_strides)) for k, dtype in enumerate(base.out_dtypes)]
+        moved, blocks, warps, choices = self._size_choices(device, sizes, walked + [out_strides] * len(outputs),
                                                            None, inputs, outputs)
         plan = call.CallPlan(shape, device, vtypes, kernel_values, inputs, outputs, sizes, choices["index_dtype"],
                              blocks, warps, moved)

@@ -732,6 +732,39 @@ def test_a_dense_call_of_a_new_shape_plans_as_the_full_planner_does(name, dtype,
                                        atol=0.1 if dtype == torch.bfloat16 else 1e-5)
 
 
+@pytest.mark.parametrize("name", ["add_scaled", "polar"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int32], ids=lambda d: str(d)[6:])
+def test_a_call_with_a_bias_of_a_new_shape_plans_as_the_full_planner_does(name, dtype, device):
+    """After one call of a whole tensor beside one of a shape that ends its shape (a bias), in
+    either order, calls of other shapes of that kind (ranks 2-4, ones before the bias's dims or
+    among the whole tensor's) take their class's template: a walk of rows whose plan and
+    specialization are the full planner's, with a fresh function's results bit for bit."""
+    fn, _, numbers = _dense_functions()[name]
+    generator = torch.Generator().manual_seed(5)
+
+    def values(shape):
+        return (torch.randn(shape, generator=generator) * 8).to(dtype).to(device)
+
+    whole, bias = values((64, 16)), values((16,))
+    fn(whole, bias, *numbers)
+    fn(bias, whole, *numbers)
+    for shape, ending in [((3, 5), (5,)), ((1000, 7), (7,)), ((2, 3, 4, 5), (4, 5)), ((4, 1, 3), (1, 3)),
+                          ((33, 31), (1, 31)), ((2, 2), (2,)), ((4096, 3), (3,)), ((5, 6, 7), (6, 7)),
+                          ((7, 1, 9), (9,)), ((2, 3, 4), (1, 1, 4))]:
+        whole, bias = values(shape), values(ending)
+        for args in ((whole, bias, *numbers), (bias, whole, *numbers)):
+            _same_plan(fn, args)
+            got = fn(*args)
+            planned_fully = pointwise(fn.scalar_function)(*args)
+            for value, expected in zip(got if isinstance(got, tuple) else (got,),
+                                       planned_fully if isinstance(planned_fully, tuple) else (planned_fully,)):
+                assert value.shape == torch.Size(shape) and value.is_contiguous()
+                _bitwise_equal(value, expected)
+    column = values((6, 1))  # broadcast along the row: not a bias's layout
+    assert _dense_plan(fn, (values((6, 5)), column, *numbers)) is None
+    assert _dense_plan(fn, (values((6, 5)), values((5, 6)).t()[0], *numbers)) is None  # a strided bias
+
+
 def test_calls_that_are_not_dense_or_of_another_class_take_the_full_planner(device):
     """A broadcast, a transposed tensor, tensors on 0 or 1 elements, and another class (dtype, a
     number's type, alignment) have no template: _dense_plan says None and the planner runs."""
