@@ -378,27 +378,38 @@ NEW_SHAPE_CALLS = 1000
 
 def new_shape_systems(device) -> dict:
     """The adds host_new_shapes times: tritonize's, eager's, and torch.compile's with dynamic
-    shapes (compiled on two lengths first, so that its dynamic kernel serves every length)."""
+    shapes (compiled on two lengths first, and on two batches beside a bias, so that its dynamic
+    kernels serve every length and batch)."""
     compiled = torch.compile(torch.add, dynamic=True)
     for n in (1000, 1001):
         compiled(torch.randn(n, device=device), torch.randn(n, device=device))
+        compiled(torch.randn(n - 990, NEW_SHAPE_ROW, device=device), torch.randn(NEW_SHAPE_ROW, device=device))
     return {"tritonize": OPS["add"].ours, "eager": torch.add, "torch.compile (dynamic)": compiled}
 
 
-def host_new_shapes(device, calls=NEW_SHAPE_CALLS, systems=None) -> dict:
+NEW_SHAPE_ROW = 64
+
+
+def host_new_shapes(device, calls=NEW_SHAPE_CALLS, systems=None, row: int | None = None) -> dict:
     """us per call of an add whose length is new on every call (a sequence growing by one, a
     varying batch), launched back to back: each such tritonize call misses the steady path's memo,
     which is keyed by shapes. The inputs are slices of two rows of one buffer, 1024 + k elements,
     every length used once in the whole measurement; the fastest of HOST_ROUNDS rounds that take
-    the systems in turn."""
+    the systems in turn. With `row`, a batch of 16 + k rows of `row` elements and a bias of `row`
+    elements (a varying batch beside a bias), every batch size used once."""
     systems = systems if systems is not None else new_shape_systems(device)
-    buffer = torch.randn(2, 1024 + calls * HOST_ROUNDS * len(systems), device=device)
-    lengths = iter(range(1024, buffer.shape[1], calls))  # each round's first length
+    first = 1024 if row is None else 16
+    count = first + calls * HOST_ROUNDS * len(systems)
+    buffer = torch.randn(2, count * (row or 1), device=device)
+    lengths = iter(range(first, count, calls))  # each round's first length
     sync = torch.cuda.synchronize if buffer.is_cuda else (lambda: None)
 
     def one_round(fn) -> float:
         start = next(lengths)
-        pairs = [(buffer[0, :n], buffer[1, :n]) for n in range(start, start + calls)]
+        if row is None:
+            pairs = [(buffer[0, :n], buffer[1, :n]) for n in range(start, start + calls)]
+        else:
+            pairs = [(buffer[0, :n * row].view(n, row), buffer[1, :row]) for n in range(start, start + calls)]
         sync()
         began = time.perf_counter()
         for a, b in pairs:
@@ -544,6 +555,10 @@ def write_markdown(results, path):
     if shapes:
         lines += ["A new shape every call (an add of 1024 + k elements, k new on every call, launched back to back; "
                   "us per call): " + ", ".join(f"{k} {v:.1f}" for k, v in shapes.items()) + ".", ""]
+    batches = results.get("host new batches with a bias us")
+    if batches:
+        lines += [f"A new batch every call beside a bias (an add of (16 + k, {NEW_SHAPE_ROW}) and ({NEW_SHAPE_ROW},), k new "
+                  "on every call; us per call): " + ", ".join(f"{k} {v:.1f}" for k, v in batches.items()) + ".", ""]
     first = results.get("first call")
     if first:
         lines += [f"First call in a new process: cold caches {first['cold first call s']:.2f} s, "
@@ -677,8 +692,11 @@ def main(argv=None):
     log(f"host overhead {results['host overhead us']}")
     results["host call forms us"] = host_call_forms(device)
     log(f"host call forms {results['host call forms us']}")
-    results["host new shapes us"] = host_new_shapes(device)
+    systems = new_shape_systems(device)
+    results["host new shapes us"] = host_new_shapes(device, systems=systems)
     log(f"host new shapes {results['host new shapes us']}")
+    results["host new batches with a bias us"] = host_new_shapes(device, systems=systems, row=NEW_SHAPE_ROW)
+    log(f"host new batches with a bias {results['host new batches with a bias us']}")
     results["first call"] = first_call(Path(__file__).parent.parent)
     log(f"first call {results['first call']}")
     results["first call, bfloat16 sigmoid"] = first_call(Path(__file__).parent.parent, "sigmoid", "bfloat16")

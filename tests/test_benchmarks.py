@@ -727,3 +727,26 @@ def test_host_new_shapes_gives_every_call_a_length_no_call_had(tmp_path):
     start = text.index("| target | measured | holds |")
     rows = text[start:text.index("", start)]
     assert rows[-1].startswith("| < 1 s first call") and all(row.startswith("|") for row in rows)
+
+
+def test_host_new_shapes_with_a_bias_gives_every_call_a_batch_no_call_had(tmp_path):
+    """With `row`, each call adds a contiguous batch of rows of that length, a batch size no call
+    had, and a bias of one row; the markdown shows the systems' times."""
+    seen = []
+
+    def recording(label):
+        def add(a, b):
+            assert a.dim() == 2 and a.shape[1] == 8 and a.is_contiguous() and b.shape == (8,)
+            seen.append(a.shape[0])
+            return a + b
+        return add
+
+    systems = {label: recording(label) for label in ("tritonize", "eager", "torch.compile (dynamic)")}
+    batches = run.host_new_shapes("cpu", calls=5, systems=systems, row=8)
+    assert list(batches) == list(systems) and all(0 < us < float("inf") for us in batches.values())
+    assert len(seen) == 5 * run.HOST_ROUNDS * len(systems) and len(set(seen)) == len(seen)
+    results = {"gpu": "GPU", "torch": "t", "triton": "tr", "tritonize": "0", "date": "d", "command": "c",
+               "copy GB/s": 4250.0, "rows": [], "host new batches with a bias us": batches}
+    run.write_markdown(results, tmp_path / "latest.md")
+    lines = [line for line in (tmp_path / "latest.md").read_text().splitlines() if line.startswith("A new batch")]
+    assert len(lines) == 1 and all(label in lines[0] for label in systems)
