@@ -424,6 +424,8 @@ class PointwiseFunction:
         ending, whole = None, []
         for tensor in tensors:
             own = tuple(tensor.shape)
+            if len(own) > len(shape):  # (1, 1, n) beside (m, n) broadcasts to (1, m, n)
+                return None
             if tensor.device != device or tensor.stride() != tuple(call.allocation_strides(own, range(len(own) - 1,
                                                                                                       -1, -1))):
                 return None

@@ -762,6 +762,11 @@ def test_a_call_with_a_bias_of_a_new_shape_plans_as_the_full_planner_does(name, 
                 _bitwise_equal(value, expected)
     column = values((6, 1))  # broadcast along the row: not a bias's layout
     assert _dense_plan(fn, (values((6, 5)), column, *numbers)) is None
+    # a bias of more dims than the batch widens the result: (6, 5) beside (1, 1, 5) gives (1, 6, 5)
+    wider = (values((6, 5)), values((1, 1, 5)), *numbers)
+    assert _dense_plan(fn, wider) is None
+    got = fn(*wider)
+    assert (got[0] if isinstance(got, tuple) else got).shape == (1, 6, 5)
     assert _dense_plan(fn, (values((6, 5)), values((5, 6)).t()[0], *numbers)) is None  # a strided bias
 
 
