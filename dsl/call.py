@@ -204,6 +204,11 @@ def allocation_strides(shape: tuple, perm: list) -> list:
     return strides
 
 
+def row_major_strides(shape: tuple) -> tuple:
+    """torch.empty(shape)'s strides where no size is 0: row-major, the last dim innermost."""
+    return tuple(allocation_strides(shape, range(len(shape) - 1, -1, -1)))
+
+
 def coalesce(shape: tuple, perm: list, stride_lists: list) -> tuple[list, list]:
     """Drop size-1 dims and merge neighbours that are contiguous in every operand.
 

@@ -396,8 +396,7 @@ class PointwiseFunction:
             if type(value) is _Tensor:
                 if shape is None:
                     shape, device = tuple(value.shape), value.device
-                    # row-major: torch.empty's strides where no size is 0 (those calls are refused below)
-                    standard = tuple(call.allocation_strides(shape, range(len(shape) - 1, -1, -1)))
+                    standard = call.row_major_strides(shape)  # calls with a size 0 are refused below
                 elif value.device != device:
                     return None
                 elif flat and value.shape != shape:
@@ -426,8 +425,7 @@ class PointwiseFunction:
             own = tuple(tensor.shape)
             if len(own) > len(shape):  # (1, 1, n) beside (m, n) broadcasts to (1, m, n)
                 return None
-            if tensor.device != device or tensor.stride() != tuple(call.allocation_strides(own, range(len(own) - 1,
-                                                                                                      -1, -1))):
+            if tensor.stride() != call.row_major_strides(own):  # _dense_key checked the devices
                 return None
             whole.append(own == shape)
             if not whole[-1]:
