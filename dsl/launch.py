@@ -82,6 +82,44 @@ def three_dims(grid: tuple) -> tuple:
     return (*grid, 1, 1)[:3]
 
 
+def _entry(compiled, grid: tuple, knobs=None, current_stream=None):
+    """What launching `compiled` without Triton's wrapper takes, or None where this Triton's
+    launcher is not one this module knows (or a profiling hook is registered now): Triton's
+    runner on `grid` (three dims), the layout, the C entry point, the arguments between the
+    stream and the kernel's own, the current stream's accessor, and the hooks (runtime, enter,
+    exit, enter_calls, exit_calls). Loads the kernel's module. A launch may go around the runner
+    while `runtime.launch_enter_hook is enter and runtime.launch_exit_hook is exit and not
+    enter_calls and not exit_calls`: no profiler registered (or replaced) a hook since."""
+    try:
+        runner = compiled[grid]  # loads the module
+        launcher, function, metadata = compiled.run, compiled.function, compiled.packed_metadata
+    except Exception:
+        return None
+    if knobs is None:
+        from triton import knobs
+    layout = launcher_layout(launcher)
+    if layout is None:
+        return None
+    runtime = knobs.runtime
+    # torch's C accessor of the current stream: what Triton's own driver calls, minus its wrapper
+    current_stream = current_stream or getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if current_stream is None:
+        return None
+    # the hooks as they are now: while these same objects stay empty, no launch needs the runner
+    enter, exit = runtime.launch_enter_hook, runtime.launch_exit_hook
+    if not (_idle(enter) and _idle(exit)):
+        return None
+    # an empty HookChain's list of calls (mutated in place when a profiler adds a hook)
+    enter_calls, exit_calls = getattr(enter, "calls", ()), getattr(exit, "calls", ())
+    cooperative, pdl = launcher.launch_cooperative_grid, launcher.launch_pdl
+    if layout == "3.6":
+        between = (function, cooperative, pdl, None, None, metadata, None, None, None)
+    else:  # Triton 3.9's C entry point takes the kernel arguments as one tuple, with their annotations
+        between = (function, cooperative, pdl, metadata, None, None, None, None, None, launcher.arg_annotations,
+                   launcher.kernel_signature)
+    return runner, layout, launcher.launch, between, current_stream, (runtime, enter, exit, enter_calls, exit_calls)
+
+
 def direct_launcher(compiled, grid: tuple, device: torch.device, knobs=None, current_stream=None, output=None):
     """A function `launch(kernel_args)` that launches `compiled` on the grid (one or two dims)
     on the device's current stream, the kernel's arguments given as one tuple, pointers as
@@ -92,40 +130,18 @@ def direct_launcher(compiled, grid: tuple, device: torch.device, knobs=None, cur
     here costs ~0.1-0.2 us of a ~9 us call. While a
     launch hook is registered (a profiler), each launch goes through Triton's own runner so
     that the hook sees it."""
-    try:
-        grid_x, grid_y, grid_z = three_dims(grid)
-        runner = compiled[(grid_x, grid_y, grid_z)]  # loads the module
-        launcher, function, metadata = compiled.run, compiled.function, compiled.packed_metadata
-    except Exception:
+    grid_x, grid_y, grid_z = three_dims(grid)
+    entry = _entry(compiled, (grid_x, grid_y, grid_z), knobs, current_stream)
+    if entry is None:
         return None
-    if knobs is None:
-        from triton import knobs
-    layout = launcher_layout(launcher)
-    if layout is None:
-        return None
-    runtime = knobs.runtime
-    c_launch = launcher.launch
-    cooperative, pdl = launcher.launch_cooperative_grid, launcher.launch_pdl
-    # torch's C accessor of the current stream: what Triton's own driver calls, minus its wrapper
-    current_stream = current_stream or getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    if current_stream is None:
-        return None
+    runner, layout, c_launch, between, current_stream, (runtime, enter, exit, enter_calls, exit_calls) = entry
     index = device.index
-
-    # the hooks as they are now: while these same objects stay empty, no launch needs the runner
-    enter, exit = runtime.launch_enter_hook, runtime.launch_exit_hook
-    if not (_idle(enter) and _idle(exit)):
-        return None
-    # an empty HookChain's list of calls (mutated in place when a profiler adds a hook)
-    enter_calls, exit_calls = getattr(enter, "calls", ()), getattr(exit, "calls", ())
-    # each closure below tests `runtime.launch_enter_hook is enter and runtime.launch_exit_hook
-    # is exit and not enter_calls and not exit_calls`: no profiler registered (or replaced) a
-    # hook since; else Triton's runner launches, and calls the hook
+    # each closure below tests the hooks as _entry says (inlined: a function call costs ~0.1 us);
+    # while a profiler has registered one, Triton's runner launches, and calls the hook
     like, allocate, tail = output or (None, None, ())
     empty_like = torch.empty_like
 
     if layout == "3.6":
-        between = (function, cooperative, pdl, None, None, metadata, None, None, None)
         if output is None:
             def launch(args):
                 if (runtime.launch_enter_hook is enter and runtime.launch_exit_hook is exit
@@ -145,9 +161,6 @@ def direct_launcher(compiled, grid: tuple, device: torch.device, knobs=None, cur
             return out
         return call
 
-    # Triton 3.9's C entry point takes the kernel arguments as one tuple, with their annotations
-    between = (function, cooperative, pdl, metadata, None, None, None, None, None, launcher.arg_annotations,
-               launcher.kernel_signature)
     if output is None:
         def launch(args):
             if (runtime.launch_enter_hook is enter and runtime.launch_exit_hook is exit
@@ -166,6 +179,35 @@ def direct_launcher(compiled, grid: tuple, device: torch.device, knobs=None, cur
             runner(*pointers, out.data_ptr(), *tail)
         return out
     return call
+
+
+def flat_launcher(compiled, device: torch.device, knobs=None, current_stream=None):
+    """A function `launch(programs, kernel_args)` that launches `compiled` on a one-dimensional
+    grid of `programs`, given on each call (a dense call of any size: see
+    PointwiseFunction._class_launch), on the device's current stream, the kernel's arguments
+    given as one tuple, pointers as ints; None where this Triton's launcher is not one it knows.
+    While a launch hook is registered, each launch goes through Triton's own runner."""
+    entry = _entry(compiled, (1, 1, 1), knobs, current_stream)
+    if entry is None:
+        return None
+    _, layout, c_launch, between, current_stream, (runtime, enter, exit, enter_calls, exit_calls) = entry
+    index = device.index
+    if layout == "3.6":
+        def launch(programs, args):
+            if (runtime.launch_enter_hook is enter and runtime.launch_exit_hook is exit
+                    and not enter_calls and not exit_calls):
+                c_launch(programs, 1, 1, current_stream(index), *between, *args)
+            else:
+                compiled[(programs, 1, 1)](*args)
+        return launch
+
+    def launch(programs, args):
+        if (runtime.launch_enter_hook is enter and runtime.launch_exit_hook is exit
+                and not enter_calls and not exit_calls):
+            c_launch(programs, 1, 1, current_stream(index), *between, args)
+        else:
+            compiled[(programs, 1, 1)](*args)
+    return launch
 
 
 # Triton 3.6 links an older libdevice than the CUDA 13.0 toolkit's, and compiles several of its
