@@ -49,7 +49,7 @@ def checkable(spec) -> bool:
     """Can every input of this specialization be enumerated? Numbers and 0-d tensors cannot
     (a number's values are many; a 0-d tensor is another kernel), nor wide dtypes, nor tensors
     read as another dtype."""
-    if spec.device_type != "cuda" or not enabled():
+    if spec.device_type != "cuda":
         return False
     combinations = 1
     for param in spec.params:
@@ -57,7 +57,9 @@ def checkable(spec) -> bool:
         if param.vtype.priority != 2 or param.vtype.dtype not in VALUE_COUNTS or param.stored is not None:
             return False
         combinations *= VALUE_COUNTS[param.vtype.dtype]
-    return combinations <= MAX_INPUTS
+    # the environment last: reading it costs ~1 us of a new-shape call, where most specializations
+    # (float32 tensors, numbers) are answered above
+    return combinations <= MAX_INPUTS and enabled()
 
 
 def every_value(dtype: torch.dtype, device) -> torch.Tensor:

@@ -15,7 +15,7 @@ import torch
 from torch._subclasses.fake_tensor import is_fake
 
 from tritonize import approximations, cache, call, display, log, torch_ops
-from tritonize.launch import direct_launcher, extern_libs, integer_class, three_dims
+from tritonize.launch import direct_launcher, extern_libs, flat_launcher, integer_class, three_dims
 from tritonize.errors import ArgumentCountError, CallError, OutArgumentError, UnsupportedSyntax
 from tritonize.passes import (ParamSpec, Specialization, derive_backward, generate_module, infer_output_types,
                               run_frontend)
@@ -79,7 +79,9 @@ class PointwiseFunction:
         self._recipes: dict[tuple, LaunchRecipe] = {}
         self._out_recipes: dict[tuple, LaunchRecipe] = {}  # calls with out=, keyed by the outputs too
         # a dense call's plan, by dtypes and alignment, not shapes (see _dense_plan)
-        self._dense_templates: dict[tuple, tuple] = {}
+        self._dense_templates: dict[tuple, DenseTemplate] = {}
+        # signatures of dense CUDA calls launched once by their class, with no recipe (see _run)
+        self._seen: dict[tuple, None] = {}
         # Triton's compiled kernels by what they were compiled for (LaunchRecipe.kernel_key): a
         # recipe of a new shape whose kernel is among them launches it directly at once
         self._kernels: dict[tuple, object] = {}
@@ -140,12 +142,17 @@ class PointwiseFunction:
                 else:
                     key.append(type(a))  # a number; a StridedView, under which no recipe is stored
             else:
-                recipe = recipes.get(tuple(key))
+                key = tuple(key)
+                recipe = recipes.get(key)
                 if recipe is not None:
                     if out is None:
                         return recipe.call(args, pointers)
                     if recipe.write(args, pointers, out):
                         return out if type(out) is _Tensor or self.num_outputs > 1 else out[0]
+                elif out is None and StridedView not in key:
+                    # plain tensors that need no grad, and numbers: no tracer's (they hand over tensor
+                    # subclasses) and no autograd's; the key is signature_key's
+                    return self._run(args, key=key)
         out = kwargs.pop("out", None)  # a keyword of its own would cost the steady path its parsing
         if torch.compiler.is_compiling() or _traced(args):
             return self._op_call(args, kwargs, out)
@@ -153,29 +160,41 @@ class PointwiseFunction:
             return self._differentiable_call(args, kwargs, out)
         return self._run(args, kwargs, out)
 
-    def _run(self, args, kwargs=None, out=None):
-        """Plan (or recall the plan of an earlier call like this) and launch."""
-        kwargs = kwargs or {}
-        positional = self._positional(args, kwargs)
-        if positional is None:
-            plan, spec = self.plan(args, kwargs, out)
-            recipe, outputs = self._launch_planned(plan, spec)
-            return recipe.finish(outputs)
-        # the steady path: a call like an earlier one is a dict lookup and a launch
-        args = positional
-        key = signature_key(args)
-        outputs = _plain_outputs(out) if out is not None else None
-        if out is None:
-            recipe = self._recipes.get(key)
-            if recipe is not None:
-                return recipe(args)
-        elif outputs is not None and not any(type(a) is StridedView for a in args):
-            key += signature_key(outputs)
-            recipe = self._out_recipes.get(key)
-            pointers = [a.data_ptr() for a in (*args, *outputs) if isinstance(a, torch.Tensor)]
-            if recipe is not None and recipe.write(args, pointers, outputs):
+    def _run(self, args, kwargs=None, out=None, key=None):
+        """Plan (or recall the plan of an earlier call like this) and launch. `key`: the
+        signature_key of `args`, every parameter by position, where the steady path found no recipe."""
+        outputs = None
+        if key is None:
+            kwargs = kwargs or {}
+            positional = self._positional(args, kwargs)
+            if positional is None:
+                plan, spec = self.plan(args, kwargs, out)
+                recipe, outputs = self._launch_planned(plan, spec)
                 return recipe.finish(outputs)
+            # the steady path: a call like an earlier one is a dict lookup and a launch
+            args = positional
+            key = signature_key(args)
+            outputs = _plain_outputs(out) if out is not None else None
+            if out is None:
+                recipe = self._recipes.get(key)
+                if recipe is not None:
+                    return recipe(args)
+            elif outputs is not None and not any(type(a) is StridedView for a in args):
+                key += signature_key(outputs)
+                recipe = self._out_recipes.get(key)
+                pointers = [a.data_ptr() for a in (*args, *outputs) if isinstance(a, torch.Tensor)]
+                if recipe is not None and recipe.write(args, pointers, outputs):
+                    return recipe.finish(outputs)
         dense = self._dense_key(args) if out is None else None
+        if dense is not None and dense[2].type == "cuda" and DIRECT_LAUNCH and key not in self._seen:
+            # A shape seen for the first time launches by its class, with no recipe: many shapes
+            # come once (a growing sequence, a varying batch), and a recipe kept for each made
+            # that call ~40% dearer (its construction, arming its launcher, and the garbage
+            # collector's passes over the recipes kept). A shape that comes again gets its recipe.
+            launched = self._class_launch(args, dense)
+            if launched is not None:
+                self._remember(self._seen, key, None)
+                return launched
         planned = self._dense_plan(dense, args) if dense is not None else None
         if planned is None:
             plan, spec = self.plan(args, {}, out, positional=True)
@@ -328,7 +347,8 @@ class PointwiseFunction:
         tile = call.choose_tile(sizes, merged[:len(inputs)])
         if tile is not None:  # which operands (inputs, then outputs) see the dims after p as one run
             tile = (*tile, tuple(call.runs_together(sizes, strides, tile[0]) for strides in merged))
-        moved, blocks, warps, choices = self._size_choices(device, tuple(sizes), merged, tile, inputs, outputs)
+        traits = self._walk_traits(tuple(sizes), merged, tile, inputs, outputs)
+        moved, blocks, warps, choices = self._size_choices(device, tuple(sizes), merged, tile, *traits)
         plan = call.CallPlan(shape, device, vtypes, kernel_values, inputs, outputs, tuple(sizes),
                              choices["index_dtype"], blocks, warps, moved)
         out_dtypes, result_dtypes = tuple(o.tensor.dtype for o in outputs), tuple(result_dtypes)
@@ -348,15 +368,23 @@ class PointwiseFunction:
             spec = dataclasses.replace(spec, approximate=approximate)
         return plan, spec
 
-    def _size_choices(self, device, sizes: tuple, merged, tile, inputs, outputs) -> tuple:
+    def _walk_traits(self, sizes: tuple, merged, tile, inputs, outputs) -> tuple:
+        """(gathered, element bytes, vectors, bytes moved): what _size_choices reads of a walk's
+        operands (sizes and strides after coalescing, the tile): does some input load elements one by
+        one (call.gathers), the widest element read or written in lines (call.line_bytes), can a
+        tile's lines move in vectors (call.tile_vectors), and the bytes the launch reads and writes
+        at least (call.moved_bytes, of the inputs the function reads and the outputs)."""
+        return (tile is None and call.gathers(merged[:len(inputs)]), call.line_bytes(inputs + outputs),
+                tile is None or call.tile_vectors(list(sizes), tile, merged),
+                call.moved_bytes(sizes, [i for i in inputs if i.label in self._read_params] + outputs))
+
+    def _size_choices(self, device, sizes: tuple, merged, tile, gathered: bool, element_bytes: int, vectors: bool,
+                      moved: int) -> tuple:
         """(bytes moved, blocks, warps, choices): what a plan chooses by its sizes once its layout
-        is known (sizes and strides after coalescing, the tile): the launch shape, and `choices`,
-        the Specialization fields that depend on the size (index width, eviction, masks, flat
-        indexing, a 2-D grid, a dependent launch). plan() and _dense_plan() both choose here."""
-        gathered = tile is None and call.gathers(merged[:len(inputs)])
-        element_bytes = call.line_bytes(inputs + outputs)
-        vectors = tile is None or call.tile_vectors(list(sizes), tile, merged)
-        moved = call.moved_bytes(sizes, [i for i in inputs if i.label in self._read_params] + outputs)
+        is known (sizes and strides after coalescing, the tile, the walk's traits: _walk_traits):
+        the launch shape, and `choices`, the Specialization fields that depend on the size (index
+        width, eviction, masks, flat indexing, a 2-D grid, a dependent launch). plan() and
+        _dense_plan() both choose here."""
         dependent = call.dependent_launch(device, sizes, tile, self._costly_calls > 0, gathered, element_bytes, moved)
         blocks, warps = call.launch_shape(device, sizes, tile, self._costly_calls, gathered=gathered,
                                           element_bytes=element_bytes, vectors=vectors, dependent=dependent,
@@ -420,21 +448,28 @@ class PointwiseFunction:
     def _rows_key(self, tensors, parts, device):
         """_dense_key's answer for tensors of two shapes, one ending the other: a walk of rows."""
         shape = max((tuple(t.shape) for t in tensors), key=math.prod)  # the first of the most elements
-        ending, whole = None, []
-        for tensor in tensors:
+        standard = call.row_major_strides(shape)
+        ending, whole, expanded = None, [], []
+        for tensor in tensors:  # _dense_key checked their devices
             own = tuple(tensor.shape)
+            if own == shape:
+                if tensor.stride() != standard:
+                    return None
+                whole.append(True)
+                expanded.append(standard)
+                continue
             if len(own) > len(shape):  # (1, 1, n) beside (m, n) broadcasts to (1, m, n)
                 return None
-            if tensor.stride() != call.row_major_strides(own):  # _dense_key checked the devices
+            if tensor.stride() != call.row_major_strides(own):
                 return None
-            whole.append(own == shape)
-            if not whole[-1]:
-                while own and own[0] == 1:
-                    own = own[1:]
-                if ending is None:
-                    ending = own
-                elif own != ending:
-                    return None
+            whole.append(False)
+            expanded.append(call.expanded_strides(tensor, shape))
+            while own and own[0] == 1:
+                own = own[1:]
+            if ending is None:
+                ending = own
+            elif own != ending:
+                return None
         if not ending or len(ending) >= len(shape) or shape[-len(ending):] != ending:
             return None
         numel, row = math.prod(shape), math.prod(ending)
@@ -442,7 +477,6 @@ class PointwiseFunction:
             return None
         flags = iter(whole)
         parts = tuple((*part, next(flags)) if type(part) is tuple else part for part in parts)
-        expanded = [call.expanded_strides(t, shape) for t in tensors]
         return (parts, device, "rows"), shape, device, ("rows", numel // row, row, expanded, whole)
 
     def _learn_dense(self, dense, plan, spec):
@@ -460,51 +494,78 @@ class PointwiseFunction:
                       and all(o.strides == [row, 1] for o in plan.outputs))
         if not walked or spec.tile is not None:
             return
+        inputs, outputs = plan.inputs, plan.outputs
+        gathered, element_bytes, vectors, moved = self._walk_traits(
+            plan.sizes, [o.strides for o in inputs + outputs], None, inputs, outputs)
+        # the bytes moved per element of the walk (the tensors read whole, the outputs) and per
+        # element of a row (those read broadcast along the rows): call.moved_bytes's sum, for any size
+        whole = [True] * len(inputs) if walk[0] == "flat" else walk[4]
+        read = [o.label in self._read_params for o in inputs]
+        whole_bytes = (sum(o.tensor.dtype.itemsize for o, r, w in zip(inputs, read, whole) if r and w)
+                       + sum(o.tensor.dtype.itemsize for o in outputs))
+        row_bytes = sum(o.tensor.dtype.itemsize for o, r, w in zip(inputs, read, whole) if r and not w)
+        if gathered or not vectors or moved != whole_bytes * plan.numel + row_bytes * plan.sizes[-1]:
+            return  # not the walk DenseTemplate.moved_bytes describes
         if len(self._dense_templates) >= MAX_RECIPES:
             self._dense_templates.clear()
-        self._dense_templates[dense[0]] = (dataclasses.replace(spec, approximate=()), dict(plan.vtypes), {})
+        self._dense_templates[dense[0]] = DenseTemplate(
+            dataclasses.replace(spec, approximate=()), dict(plan.vtypes), element_bytes, whole_bytes, row_bytes)
 
     def _dense_plan(self, dense, args):
         """(plan, spec) of a dense call (`dense`, _dense_key's) from its class's template, making
-        again only what depends on the size, as `plan` makes it: the output's strides, the bytes
-        moved, the dependent launch, block and warps, index width, masks and eviction, and the
-        approximations; None where the class has no template yet (or the arguments' kinds differ)."""
+        again only what depends on the size, as `plan` makes it (_class_sizes); None where the
+        class has no template yet (or the arguments' kinds differ)."""
         template = self._dense_templates.get(dense[0])
         if template is None:
             return None
-        (base, vtypes, specs), (_, shape, device, walk) = template, dense
+        (_, shape, device, _), vtypes = dense, template.vtypes
         kernel_values = {}
         for param, value in zip(self._params, args):
             vtype, kernel_values[param] = call.classify(param, value, self._ctx.scalar_annotations.get(param))
             if vtype != vtypes[param]:
                 return None
+        spec, sizes, walked, out_strides, allocated, blocks, warps, moved, _ = self._class_sizes(dense, template)
         tensors = [(p, v) for p, v in kernel_values.items() if type(v) is _Tensor]
+        inputs = [call.Operand(p, v, strides) for (p, v), strides in zip(tensors, walked)]
+        outputs = [call.Operand(label, torch.empty_strided(shape, allocated, dtype=dtype, device=device),
+                                list(out_strides)) for label, dtype in zip(template.out_labels, spec.out_dtypes)]
+        plan = call.CallPlan(shape, device, vtypes, kernel_values, inputs, outputs, sizes, spec.index_dtype,
+                             blocks, warps, moved)
+        return plan, spec
+
+    def _class_sizes(self, dense, template) -> tuple:
+        """What a dense call of a class with a template makes again for its size, as `plan` makes
+        it: (spec, sizes, each input's strides, the outputs' strides (of the walk), the outputs'
+        allocation strides, blocks, warps, bytes moved, the key of spec in template.specs). The
+        specialization's size-dependent choices: the dependent launch, index width, masks,
+        eviction, and the approximations."""
+        _, shape, device, walk = dense
+        numel = math.prod(shape)
         if walk[0] == "flat":
-            sizes, expanded, out_strides = (math.prod(shape),), [walk[1]] * len(tensors), [1]
-            walked = [[1] for _ in tensors]
+            sizes, out_strides = (numel,), [1]
+            expanded, walked = [walk[1]] * template.tensor_count, [[1] for _ in range(template.tensor_count)]
         else:
             _, rows, row, expanded, whole = walk
             sizes, walked, out_strides = (rows, row), [[row, 1] if w else [0, 1] for w in whole], [row, 1]
-        inputs = [call.Operand(p, v, strides) for (p, v), strides in zip(tensors, walked)]
         allocated = call.allocation_strides(shape, call.layout_permutation(shape, expanded))
-        outputs = [call.Operand(f"out{k}", torch.empty_strided(shape, allocated, dtype=dtype, device=device),
-                                list(out_strides)) for k, dtype in enumerate(base.out_dtypes)]
-        moved, blocks, warps, choices = self._size_choices(device, sizes, walked + [out_strides] * len(outputs),
-                                                           None, inputs, outputs)
-        plan = call.CallPlan(shape, device, vtypes, kernel_values, inputs, outputs, sizes, choices["index_dtype"],
-                             blocks, warps, moved)
-        chosen = tuple(choices.values())
+        moved, blocks, warps, choices = self._size_choices(
+            device, sizes, walked + [out_strides] * len(template.out_labels), None, False, template.element_bytes,
+            True, template.moved_bytes(numel, sizes[-1]))
+        specs, chosen = template.specs, tuple(choices.values())
         spec = specs.get(chosen)
         if spec is None:  # dataclasses.replace takes ~4 us: one specialization per set of choices
-            spec = specs[chosen] = dataclasses.replace(base, **choices)
+            spec = specs[chosen] = dataclasses.replace(template.base, **choices)
         if approximations.checkable(spec):
             approximate = self._approximate(spec, device)
             if approximate:
-                approximated = specs.get((chosen, approximate))
+                chosen = (chosen, approximate)
+                approximated = specs.get(chosen)
                 if approximated is None:
-                    approximated = specs[(chosen, approximate)] = dataclasses.replace(spec, approximate=approximate)
+                    approximated = specs[chosen] = dataclasses.replace(spec, approximate=approximate)
                 spec = approximated
-        return plan, spec
+        # `chosen`, the key of `spec` among the template's, keys its ClassLaunch with blocks and warps
+        # (hashing a Specialization, its fields and theirs, took ~1 us of a ~37 us class launch)
+        return spec, sizes, walked, out_strides, allocated, blocks, warps, moved, chosen
 
     def _approximate(self, spec, device) -> tuple:
         key = (approximations.exact_rank1(spec), device)  # the verdict holds for every rank and layout
@@ -603,28 +664,55 @@ class PointwiseFunction:
         """Launch a planned call (its outputs are allocated or given); returns the recipe
         that repeats it for arguments of the same signature, and the outputs."""
         module = self.module_for(spec)[0] if plan.numel > 0 else None
-        tensor_params = [p for p in spec.params if p.is_tensor]
-        strides = [tuple(o.strides) for o, p in zip(plan.inputs, tensor_params) if spec.has_strides(p)]
-        strides += [tuple(o.strides) for o in plan.outputs]
         grid = call.launch_grid(plan, spec.tile, spec.two_dimensional_grid)
         recipe = LaunchRecipe(
-            launch=module.launch if module is not None else None,
-            tensor_positions=tuple(self._params.index(p.name) for p in tensor_params),
-            scalar_positions=tuple(self._params.index(p.name) for p in spec.params if not p.is_tensor),
-            strides=tuple(strides), sizes=plan.sizes, numel=plan.numel,
+            launch=module.launch if module is not None else None, **self._kernel_arguments(spec),
+            strides=kernel_strides(plan, spec), sizes=plan.sizes, numel=plan.numel,
             grid=grid, blocks=plan.blocks, warps=plan.warps, tiled=spec.tile is not None, device=plan.device,
             out_shape=plan.shape, out_strides=tuple(plan.outputs[0].tensor.stride()) if plan.outputs else (),
             out_dtypes=spec.out_dtypes, single=self.num_outputs == 1,
-            scalar_types=tuple(call.converted_number_type(self._ctx.scalar_annotations.get(p.name),
-                                                         self._ctx.read_as.get(p.name))
-                               for p in spec.params if not p.is_tensor),
-            scalar_labels=tuple(p.name for p in spec.params if not p.is_tensor),
             extern_libs=extern_libs() if spec.toolkit_libdevice else None,
             kernels=self._kernels if plan.device.type == "cuda" else None,
         )
         outputs = [o.tensor for o in plan.outputs]
         recipe.run([_kernel_operand(plan.kernel_values[p]) for p in self._params], outputs)
         return recipe, outputs
+
+    def _kernel_arguments(self, spec) -> dict:
+        """Where the kernel's arguments come from among the call's (all parameters, by position):
+        the tensors' positions, and the numbers' positions, the types they are converted to
+        (annotations, read_as) and their names (for errors)."""
+        numbers = [p.name for p in spec.params if not p.is_tensor]
+        return dict(
+            tensor_positions=tuple(self._params.index(p.name) for p in spec.params if p.is_tensor),
+            scalar_positions=tuple(self._params.index(name) for name in numbers),
+            scalar_types=tuple(call.converted_number_type(self._ctx.scalar_annotations.get(name),
+                                                         self._ctx.read_as.get(name)) for name in numbers),
+            scalar_labels=tuple(numbers))
+
+    def _class_launch(self, args, dense):
+        """Launch a dense CUDA call (`args`: every parameter by position; `dense`: _dense_key's) of a
+        class with a template, sized as _class_sizes sizes it, with a kernel Triton compiled for
+        another size of the class (one of the same kernel_key), on a grid of this size, with no
+        recipe; its result, or None where the class has no template or no such kernel is compiled
+        yet. The class key fixes every parameter's value type (_dense_plan's check): the tensors'
+        dtypes, and the numbers' types, which the kernel takes converted as the steady path does."""
+        template = self._dense_templates.get(dense[0])
+        if template is None:
+            return None
+        spec, sizes, walked, out_strides, allocated, blocks, warps, _, chosen = self._class_sizes(dense, template)
+        found = template.launches.get((chosen, blocks, warps))
+        if found is None:
+            found = template.launches[(chosen, blocks, warps)] = ClassLaunch(
+                launch=self.module_for(spec)[0].launch, **self._kernel_arguments(spec), blocks=blocks,
+                warps=warps, device=dense[2], linked=spec.toolkit_libdevice and extern_libs() is not None,
+                kernels=self._kernels)
+        shape, device = dense[1], dense[2]
+        outputs = [torch.empty_strided(shape, allocated, dtype=dtype, device=device) for dtype in spec.out_dtypes]
+        # every tensor of a dense walk takes its strides (none is 0-d), then the outputs theirs
+        if not found.run(args, outputs, (*walked, *[out_strides] * len(outputs)), sizes, math.prod(shape)):
+            return None
+        return outputs[0] if self.num_outputs == 1 else tuple(outputs)
 
     # -- inspection: dsl/display.py -------------------------------------------------------------
 
@@ -641,6 +729,26 @@ class PointwiseFunction:
 
 
 MAX_RECIPES = 4096
+
+
+class DenseTemplate:
+    """What a dense class's calls share whatever their size (PointwiseFunction._learn_dense): its
+    specialization less the size-dependent choices (`base`), the parameters' value types, and the
+    walk's traits (_walk_traits) less the bytes moved, which DenseTemplate.moved_bytes gives; and,
+    made as calls come, the specializations by their choices and the ClassLaunch of each."""
+
+    def __init__(self, base, vtypes: dict, element_bytes: int, whole_bytes: int, row_bytes: int):
+        self.base, self.vtypes, self.element_bytes = base, vtypes, element_bytes
+        self.tensor_count = sum(p.is_tensor for p in base.params)
+        self.whole_bytes, self.row_bytes = whole_bytes, row_bytes
+        self.out_labels = tuple(f"out{k}" for k in range(len(base.out_dtypes)))  # as plan() names them
+        self.specs = {}  # the specialization by its size-dependent choices (and approximations)
+        self.launches = {}  # ClassLaunch by (the specialization's key among specs, blocks, warps)
+
+    def moved_bytes(self, numel: int, row: int) -> int:
+        """call.moved_bytes of a walk of `numel` elements in rows of `row`: the tensors read whole
+        and the outputs move each element, those broadcast along the rows each element of a row."""
+        return self.whole_bytes * numel + self.row_bytes * row
 
 
 def signature_key(args) -> tuple:
@@ -661,7 +769,79 @@ _is_grad_enabled, _Tensor = torch.is_grad_enabled, torch.Tensor
 _is_dynamo_compiling = getattr(torch.compiler, "is_dynamo_compiling", torch.compiler.is_compiling)
 
 
-class LaunchRecipe:
+def kernel_strides(plan, spec) -> tuple:
+    """The strides the kernel takes, each tensor's (0-d inputs on the GPU take none), then the outputs'."""
+    tensor_params = [p for p in spec.params if p.is_tensor]
+    strides = [tuple(o.strides) for o, p in zip(plan.inputs, tensor_params) if spec.has_strides(p)]
+    return tuple(strides + [tuple(o.strides) for o in plan.outputs])
+
+
+def kernel_tail(strides: tuple, sizes: tuple, numel: int, blocks: tuple, tiled: bool) -> tuple:
+    """The kernel's arguments after the pointers and numbers, flat, as Triton binds them: the
+    strides, the sizes after the first (a tile kernel takes them all), the element count, the blocks."""
+    return (*[s for each in strides for s in each], *(sizes if tiled else sizes[1:]), numel, *blocks)
+
+
+def kernel_key(launch, blocks: tuple, warps: int, device, linked: bool, integer_classes: tuple,
+               pointers: tuple) -> tuple:
+    """What Triton's compiled kernel for a launch depends on beyond the module (`launch`, its
+    JIT function): the block and warps, the device, whether a toolkit's libdevice is linked, each
+    integer argument's class (launch.integer_class of each of kernel_tail's: sizes, strides and the
+    element count; the numbers among the arguments are typed and never specialized), and each
+    pointer's (dtype, 16-byte aligned?). Specializations of equal code share a module (its file is
+    named by a hash of its code, comments aside): a tensor read as float64 loads any dtype, and a
+    kernel may link a toolkit's libdevice or Triton's. Launches of one key run one compiled kernel."""
+    return launch, blocks, warps, device, linked, integer_classes, pointers
+
+
+class KernelArguments:
+    """What a launch takes from a call's arguments (all parameters, by position): the fields of
+    PointwiseFunction._kernel_arguments."""
+
+    def kernel_scalars(self, args) -> list:
+        """The numbers among the arguments, as the kernel takes them."""
+        return [_kernel_scalar(args[i], kind, label)
+                for i, kind, label in zip(self.scalar_positions, self.scalar_types, self.scalar_labels)]
+
+
+class ClassLaunch(KernelArguments):
+    """The launch of a dense class's calls of one specialization, block and warps, whatever
+    their size (PointwiseFunction._class_launch): a call's grid and integer arguments are its
+    own, and its kernel is the one Triton compiled for another call of the same kernel_key,
+    launched directly (launch.flat_launcher). No recipe is kept per size."""
+
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
+        self.launchers = {}  # flat_launcher's launch functions by the integer classes of kernel_tail
+
+    def run(self, args, outputs, strides, sizes, numel) -> bool:
+        """Launch on these arguments (all parameters, by position) into fresh `outputs`; False
+        (nothing launched) where no kernel is compiled for their kernel_key."""
+        tail = kernel_tail(strides, sizes, numel, self.blocks, False)
+        classes = tuple(map(integer_class, tail))
+        launch = self.launchers.get(classes)
+        if launch is None:
+            tensors = [args[i] for i in self.tensor_positions]
+            pointers = tuple((t.dtype, t.data_ptr() % 16 == 0) for t in (*tensors, *outputs))
+            compiled = self.kernels.get(kernel_key(self.launch, self.blocks, self.warps, self.device, self.linked,
+                                                   classes, pointers))
+            # None, too, where Triton's launcher is not one flat_launcher knows or a profiler's hook
+            # is registered (not kept: the hook may go)
+            launch = flat_launcher(compiled, self.device) if compiled is not None else None
+            if launch is None:
+                return False
+            self.launchers[classes] = launch
+        written = [o.data_ptr() for o in outputs]
+        if any(pointer & 15 for pointer in written):  # the kernel was compiled for aligned outputs
+            return False
+        if _several_gpus() and self.device.index != torch.cuda.current_device():
+            return False  # the launcher launches on the current device's context (LaunchRecipe.run's way)
+        launch(-(-numel // self.blocks[0]), (*[args[i].data_ptr() for i in self.tensor_positions], *written,
+                                             *self.kernel_scalars(args), *tail))
+        return True
+
+
+class LaunchRecipe(KernelArguments):
     """A planned call with the arguments left out: allocate the outputs and launch.
     `recipe(args)` runs it. `call(args, pointers)` is the steady path's entry (`pointers`:
     the tensor arguments' data_ptr(), in order); on CUDA it becomes a closure over the
@@ -670,9 +850,7 @@ class LaunchRecipe:
     def __init__(self, **fields):
         self.__dict__.update(fields)
         self.cuda = self.device.type == "cuda"
-        # the kernel's parameters after the pointers and numbers, flat, as Triton binds them
-        self.tail = (*[s for strides in self.strides for s in strides],
-                     *(self.sizes if self.tiled else self.sizes[1:]), self.numel, *self.blocks)
+        self.tail = kernel_tail(self.strides, self.sizes, self.numel, self.blocks, self.tiled)
         self.fast = None  # launch(*kernel args), once Triton has compiled the kernel
         self.kernels = fields.get("kernels")  # the function's compiled kernels by kernel_key (CUDA)
         self.launched = False  # has the recipe launched once (see run)
@@ -701,10 +879,6 @@ class LaunchRecipe:
     def finish(self, outputs):
         return outputs[0] if self.single else tuple(outputs)
 
-    def kernel_scalars(self, args):
-        return [_kernel_scalar(args[i], kind, label)
-                for i, kind, label in zip(self.scalar_positions, self.scalar_types, self.scalar_labels)]
-
     def run(self, args, outputs):
         if self.numel == 0:
             return
@@ -721,11 +895,11 @@ class LaunchRecipe:
                 self.launch(*tensors, *outputs, *scalars, *self.strides, self.sizes, self.numel, self.grid,
                             *self.blocks, self.warps, extern_libs=self.extern_libs)
             return
-        kernel_key = None
+        compiled_key = None
         if self.fast is None and self.kernels is not None and FAST_LAUNCH:
             # a kernel Triton compiled for another recipe (another shape) may be this one's too
-            kernel_key = self.kernel_key(tensors, outputs)
-            compiled = self.kernels.get(kernel_key)
+            compiled_key = self.kernel_key(tensors, outputs)
+            compiled = self.kernels.get(compiled_key)
             if compiled is not None:
                 self.arm(compiled)
         if self.fast is not None:
@@ -757,22 +931,15 @@ class LaunchRecipe:
         # outputs the caller gave may be misaligned; a recipe is memoized for fresh ones only
         if self.fast is None and FAST_LAUNCH and all(o.data_ptr() % 16 == 0 for o in outputs):
             self.arm(compiled)
-            if kernel_key is not None:
+            if compiled_key is not None:
                 if len(self.kernels) >= MAX_RECIPES:
                     self.kernels.clear()
-                self.kernels[kernel_key] = compiled
+                self.kernels[compiled_key] = compiled
 
     def kernel_key(self, tensors, outputs) -> tuple:
-        """What Triton's compiled kernel for this recipe's launches depends on beyond the
-        module: the block and warps, the device, the libdevice linked, each integer argument's
-        class (launch.integer_class: sizes, strides and the element count; the numbers among the
-        arguments are typed and never specialized), and each pointer's dtype and 16-byte
-        alignment. Specializations of equal code share a module (its file is named by a hash of
-        its code, comments aside): a tensor read as float64 loads any dtype, and a kernel may link
-        a toolkit's libdevice or Triton's. Recipes of one key launch one compiled kernel."""
-        return (self.launch, self.blocks, self.warps, self.device, self.extern_libs is not None,
-                tuple(map(integer_class, self.tail)),
-                tuple((t.dtype, t.data_ptr() % 16 == 0) for t in (*tensors, *outputs)))
+        return kernel_key(self.launch, self.blocks, self.warps, self.device, self.extern_libs is not None,
+                          tuple(map(integer_class, self.tail)),
+                          tuple((t.dtype, t.data_ptr() % 16 == 0) for t in (*tensors, *outputs)))
 
     def arm(self, compiled):
         """Launch later calls through the compiled kernel's launcher, skipping Triton's

@@ -11,7 +11,8 @@ import triton
 
 import tritonize
 from tritonize.decorator import signature_key
-from tritonize.launch import direct_launcher, extern_libs, integer_class, launcher_layout, toolkit_libdevice
+from tritonize.launch import (direct_launcher, extern_libs, flat_launcher, integer_class, launcher_layout,
+                              toolkit_libdevice)
 
 
 class HookChain:
@@ -108,6 +109,27 @@ def test_a_registered_hook_sees_every_launch(launcher):
     assert len(compiled.run.calls) == 1
 
 
+@pytest.mark.parametrize("launcher, expected", [
+    (Launcher36, [(40, 1, 1, 78, 1234, False, True, None, None, (4, 1, 0), None, None, None, 111, 5),
+                  (7, 1, 1, 78, 1234, False, True, None, None, (4, 1, 0), None, None, None, 222, 6)]),
+    (Launcher39, [(40, 1, 1, 78, 1234, False, True, (4, 1, 0), None, None, None, None, None, ("annotations",),
+                   b"signature", (111, 5)),
+                  (7, 1, 1, 78, 1234, False, True, (4, 1, 0), None, None, None, None, None, ("annotations",),
+                   b"signature", (222, 6))])])
+def test_the_flat_launcher_takes_each_launchs_grid(launcher, expected):
+    """flat_launcher's launch(programs, args): one launcher for launches of any size, each on a
+    one-dimensional grid of its own programs; with a hook registered, through Triton's runner
+    on that grid, so that the hook sees it."""
+    knobs, compiled = Knobs(HookChain), Compiled(launcher())
+    launch = flat_launcher(compiled, DEVICE, knobs=knobs, current_stream=streams)
+    launch(40, (111, 5))
+    launch(7, (222, 6))
+    assert compiled.run.calls == expected and compiled.runner_calls == []
+    knobs.runtime.launch_enter_hook.calls.append(print)
+    launch(9, (333, 7))
+    assert compiled.grids[-1] == (9, 1, 1) and compiled.runner_calls == [(333, 7)] and len(compiled.run.calls) == 2
+
+
 class Output:
     def data_ptr(self):
         return 999
@@ -168,6 +190,11 @@ class ScratchLauncher(Launcher36):
 def test_an_unknown_launcher_or_one_needing_scratch_is_left_to_triton(launcher):
     compiled = Compiled(launcher())
     assert direct_launcher(compiled, (2,), DEVICE, knobs=Knobs(HookChain), current_stream=streams) is None
+
+
+@pytest.mark.parametrize("launcher", [UnknownLauncher, ScratchLauncher])
+def test_the_flat_launcher_leaves_an_unknown_launcher_to_the_caller(launcher):
+    assert flat_launcher(Compiled(launcher()), DEVICE, knobs=Knobs(HookChain), current_stream=streams) is None
 
 
 def test_the_installed_triton_has_a_known_layout():
@@ -282,6 +309,10 @@ def test_calls_of_new_shapes_launch_the_kernel_triton_compiled_for_their_classes
             for args in ((a, b), (a, b[..., :1])):
                 runs_before = len(jit_runs)
                 got = scaled_sum(*args)
+                assert torch.equal(got, args[0] * 2 + args[1])
+                if signature_key(args) not in scaled_sum._recipes:  # a dense shape seen once: by its class
+                    assert len(jit_runs) == runs_before
+                    got = scaled_sum(*args)  # seen again: it keeps a recipe
                 calls_jit_runs += len(jit_runs) - runs_before
                 assert torch.equal(got, args[0] * 2 + args[1])
                 _launches_what_triton_would(scaled_sum, args, got)
@@ -300,6 +331,124 @@ def test_calls_of_new_shapes_launch_the_kernel_triton_compiled_for_their_classes
         got = read_wide(x, y)
         assert torch.equal(got, x.double() * 2 + y)
         _launches_what_triton_would(read_wide, (x, y), got)
+
+
+def _counting_jit_runs(monkeypatch) -> list:
+    """Triton's JIT functions run from now on (each JITFunction.run call), in a list."""
+    from triton.runtime.jit import JITFunction
+
+    runs, run = [], JITFunction.run
+
+    def counted_run(self, *args, **kwargs):
+        runs.append(self)
+        return run(self, *args, **kwargs)
+
+    monkeypatch.setattr(JITFunction, "run", counted_run)
+    return runs
+
+
+@needs_cuda
+def test_a_dense_shape_seen_once_launches_by_its_class_and_keeps_no_recipe(monkeypatch):
+    """A dense call of a shape no call had (a flat walk, or rows beside a bias; a number among the
+    arguments; one or two outputs) whose class has a template and whose kernel Triton compiled
+    for another size launches that kernel on a grid of its own size: torch's results, no JIT run,
+    no recipe kept; the shape seen again keeps a recipe, and the call after takes the steady path."""
+    from tritonize import pointwise
+
+    jit_runs = _counting_jit_runs(monkeypatch)
+
+    @pointwise
+    def axpy(a, b, s: float):
+        return a * s + b
+
+    @pointwise
+    def sum_and_difference(a, b):
+        return a + b, a - b
+
+    def expected(fn, args):
+        a, b = args[:2]
+        return a * args[2] + b if fn is axpy else (a + b, a - b)
+
+    buffer = torch.randn(2, 80000, device="cuda")
+    for fn, extra in ((axpy, (0.5,)), (sum_and_difference, ())):
+        # flat walks of sizes divisible by 16 and not (two kernels), masked; rows of 64 beside a bias
+        for first, rows in ((1000, None), (1040, None), (16, 64)):
+            def arguments(n, scale=1.0):
+                if rows is None:
+                    return buffer[0, :n], buffer[1, :n], *[e * scale for e in extra]
+                return buffer[0, :n * rows].view(n, rows), buffer[1, :rows], *[e * scale for e in extra]
+
+            fn(*arguments(first))  # the class's template, and its kernel, compiled
+            recipes, runs = len(fn._recipes), len(jit_runs)
+            for n in range(first + 16, first + 16 * 40, 16):  # a new size, of the first one's integer classes
+                args = arguments(n, scale=n / 7)
+                got = fn(*args)
+                for value, want in zip(got if isinstance(got, tuple) else (got,), _as_tuple(expected(fn, args))):
+                    assert value.shape == want.shape and torch.equal(value, want), n
+                assert signature_key(args) in fn._seen and signature_key(args) not in fn._recipes
+            assert len(fn._recipes) == recipes and len(jit_runs) == runs, "no recipe kept, no JIT run"
+            again = arguments(first + 16, scale=(first + 16) / 7)
+            for call in range(2):
+                got = fn(*again)
+                assert all(torch.equal(v, w) for v, w in zip(_as_tuple(got), _as_tuple(expected(fn, again))))
+            recipe = fn._recipes[signature_key(again)]  # the second call of that shape kept a recipe
+            if fn is axpy:
+                assert recipe.call != recipe.first_calls  # and the third took the steady path
+            assert len(jit_runs) == runs
+
+
+def _as_tuple(value):
+    return value if isinstance(value, tuple) else (value,)
+
+
+@needs_cuda
+def test_a_class_launch_goes_through_tritons_runner_while_a_hook_is_registered(monkeypatch):
+    """A profiler's launch hook sees the launches of dense shapes seen once, as it sees others'."""
+    import triton
+
+    from tritonize import pointwise
+
+    @pointwise
+    def halve(x):
+        return x * 0.5
+
+    buffer = torch.randn(5000, device="cuda")
+    halve(buffer[:1000])
+    halve(buffer[:1016])  # launched by its class: the class's launcher is made
+    seen, runtime = [], triton.knobs.runtime
+    hooks = runtime.launch_enter_hook
+    if hasattr(hooks, "add"):  # a HookChain: the profiler adds to it
+        hooks.add(seen.append)
+    else:
+        monkeypatch.setattr(runtime, "launch_enter_hook", seen.append)
+    try:
+        got = halve(buffer[:1032])
+        assert signature_key((buffer[:1032],)) in halve._seen and len(seen) == 1
+        assert torch.equal(got, buffer[:1032] * 0.5)
+        got = halve(buffer[:1040])  # another integer class: no compiled kernel, so planned and compiled
+        assert signature_key((buffer[:1040],)) in halve._recipes and len(seen) == 2
+        assert torch.equal(got, buffer[:1040] * 0.5)
+    finally:
+        if hasattr(hooks, "remove"):
+            hooks.remove(seen.append)
+
+
+@needs_cuda
+def test_with_tritons_runner_asked_for_no_call_launches_by_its_class(monkeypatch):
+    """TRITONIZE_FAST_LAUNCH=runner keeps every launch on Triton's runner: a dense shape seen
+    once is planned and kept as a recipe, as before class launches."""
+    from tritonize import decorator, pointwise
+
+    monkeypatch.setattr(decorator, "DIRECT_LAUNCH", False)
+
+    @pointwise
+    def halve(x):
+        return x * 0.5
+
+    buffer = torch.randn(5000, device="cuda")
+    for n in (1000, 1016, 1032):
+        assert torch.equal(halve(buffer[:n]), buffer[:n] * 0.5)
+    assert not halve._seen and len(halve._recipes) == 3
 
 
 def test_a_hook_registered_before_arming_leaves_the_launch_to_triton():
