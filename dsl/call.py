@@ -237,7 +237,10 @@ def fits_int32(sizes: list, stride_lists: list, block: int) -> bool:
     if math.prod(sizes) + block > INT32_LIMIT:
         return False
     for strides in stride_lists:
-        if sum((n - 1) * abs(s) for n, s in zip(sizes, strides)) > INT32_LIMIT:
+        span = 0  # the operand's farthest element; loops rather than sum() of a generator: ~0.5 us a call
+        for n, s in zip(sizes, strides):
+            span += (n - 1) * (s if s >= 0 else -s)
+        if span > INT32_LIMIT:
             return False
     return True
 
@@ -383,8 +386,11 @@ def flat_indexed(sizes: list, stride_lists: list, tile) -> tuple:
     # only the last block masked took 12-17% off (3.68 -> 3.22 us, 12.60 -> 10.45)
     if tile is not None or len(sizes) < 2:
         return ()
-    dense = [math.prod(sizes[d + 1:]) for d in range(len(sizes))]
-    found = tuple(all(s == t for n, s, t in zip(sizes, strides, dense) if n != 1) for strides in stride_lists)
+    dense = row_major_strides(tuple(sizes))
+    if 1 in sizes:  # a size-1 dim's stride is any
+        found = tuple(all(s == t for n, s, t in zip(sizes, strides, dense) if n != 1) for strides in stride_lists)
+    else:  # the common case (coalesced walks have no size-1 dims), ~1.5 us less
+        found = tuple(tuple(strides) == dense for strides in stride_lists)
     return found if any(found) else ()
 
 

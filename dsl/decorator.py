@@ -447,17 +447,17 @@ class PointwiseFunction:
 
     def _rows_key(self, tensors, parts, device):
         """_dense_key's answer for tensors of two shapes, one ending the other: a walk of rows."""
-        shape = max((tuple(t.shape) for t in tensors), key=math.prod)  # the first of the most elements
+        shape = tuple(max(tensors, key=_Tensor.numel).shape)  # the first of the most elements
         standard = call.row_major_strides(shape)
         ending, whole, expanded = None, [], []
         for tensor in tensors:  # _dense_key checked their devices
-            own = tuple(tensor.shape)
-            if own == shape:
+            if tensor.shape == shape:
                 if tensor.stride() != standard:
                     return None
                 whole.append(True)
                 expanded.append(standard)
                 continue
+            own = tuple(tensor.shape)
             if len(own) > len(shape):  # (1, 1, n) beside (m, n) broadcasts to (1, m, n)
                 return None
             if tensor.stride() != call.row_major_strides(own):

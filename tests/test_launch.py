@@ -3,9 +3,12 @@ it knows: it must call the C entry point with the argument order of that Triton 
 hand launches to Triton's own runner while a profiling hook is registered, and refuse a
 launcher it does not know (the caller then keeps Triton's runner). On a GPU, every
 memoized CUDA call in the suite goes through it."""
+import math
 import os
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 import torch
 import triton
 
@@ -768,6 +771,27 @@ def test_flat_indexed_rule():
     assert call.flat_indexed([5, 7], [[0, 1], [1, 0]], None) == ()  # nothing dense
     assert call.flat_indexed([35], [[1], [1]], None) == ()  # rank 1 walks index by tid anyway
     assert call.flat_indexed([5, 7], [[7, 1], [1, 5]], (0, 1, (True, True))) == ()  # tiles
+
+
+@given(st.lists(st.integers(1, 5), min_size=2, max_size=4).flatmap(
+    lambda sizes: st.tuples(st.just(sizes), st.lists(st.lists(st.sampled_from([0, 1, 2, 3, 5, 7, 12, 35, 60]),
+                                                              min_size=len(sizes), max_size=len(sizes)),
+                                                     min_size=1, max_size=3))))
+def test_flat_indexed_and_fits_int32_agree_with_their_definitions(case):
+    """The two size checks every plan makes, written for speed, against their definitions: dense
+    row-major strides where every dim of more than one element has its row-major stride; every
+    operand's farthest element, sum((n - 1) * |stride|), within int32 (negative strides too)."""
+    from tritonize import call
+
+    sizes, stride_lists = case
+    dense = [math.prod(sizes[d + 1:]) for d in range(len(sizes))]
+    found = tuple(all(s == t for n, s, t in zip(sizes, strides, dense) if n != 1) for strides in stride_lists)
+    assert call.flat_indexed(sizes, stride_lists, None) == (found if any(found) else ())
+    for scale in (1, -1, 2**24, -2**25):
+        scaled = [[s * scale for s in strides] for strides in stride_lists]
+        spans = [sum((n - 1) * abs(s) for n, s in zip(sizes, strides)) for strides in scaled]
+        expected = math.prod(sizes) + 64 <= call.INT32_LIMIT and max(spans) <= call.INT32_LIMIT
+        assert call.fits_int32(sizes, scaled, 64) == expected
 
 
 @needs_cuda
