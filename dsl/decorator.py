@@ -414,7 +414,8 @@ class PointwiseFunction:
         row-major strides on one device and either all are of one shape of two elements or more
         (walk ("flat", strides)), or some are of one shape and the rest of one shape that ends it,
         ones before it aside, whose dims and the dims before them hold two elements or more each
-        (walk ("rows", rows, row length, each tensor's strides broadcast, each tensor whole?));
+        (walk ("rows", rows, row length, each tensor's strides broadcast where some dim of the shape
+        has size 1 (else None), each tensor whole?, the shape's row-major strides));
         else None."""
         if self._ctx.read_as:
             return None
@@ -463,7 +464,7 @@ class PointwiseFunction:
             if tensor.stride() != call.row_major_strides(own):
                 return None
             whole.append(False)
-            expanded.append(call.expanded_strides(tensor, shape))
+            expanded.append(tensor)  # its strides broadcast to the shape, below, where they matter
             while own and own[0] == 1:
                 own = own[1:]
             if ending is None:
@@ -477,7 +478,11 @@ class PointwiseFunction:
             return None
         flags = iter(whole)
         parts = tuple((*part, next(flags)) if type(part) is tuple else part for part in parts)
-        return (parts, device, "rows"), shape, device, ("rows", numel // row, row, expanded, whole)
+        if 1 in shape:  # the outputs' layout follows the operands' strides (_class_sizes)
+            expanded = [e if type(e) is tuple else call.expanded_strides(e, shape) for e in expanded]
+        else:
+            expanded = None
+        return (parts, device, "rows"), shape, device, ("rows", numel // row, row, expanded, whole, standard)
 
     def _learn_dense(self, dense, plan, spec):
         """Keep a fully planned dense call's specialization (less its size-dependent choices) for
@@ -488,7 +493,7 @@ class PointwiseFunction:
         if walk[0] == "flat":
             walked = spec.rank == 1 and all(o.strides == [1] for o in plan.inputs + plan.outputs)
         else:
-            _, rows, row, _, whole = walk
+            _, rows, row, _, whole, _ = walk
             walked = (spec.rank == 2 and plan.sizes == (rows, row)
                       and [o.strides for o in plan.inputs] == [[row, 1] if w else [0, 1] for w in whole]
                       and all(o.strides == [row, 1] for o in plan.outputs))
@@ -542,12 +547,15 @@ class PointwiseFunction:
         _, shape, device, walk = dense
         numel = math.prod(shape)
         if walk[0] == "flat":
-            sizes, out_strides = (numel,), [1]
-            expanded, walked = [walk[1]] * template.tensor_count, [[1] for _ in range(template.tensor_count)]
+            sizes, out_strides, standard = (numel,), [1], walk[1]
+            expanded, walked = [standard] * template.tensor_count, [[1] for _ in range(template.tensor_count)]
         else:
-            _, rows, row, expanded, whole = walk
+            _, rows, row, expanded, whole, standard = walk
             sizes, walked, out_strides = (rows, row), [[row, 1] if w else [0, 1] for w in whole], [row, 1]
-        allocated = call.allocation_strides(shape, call.layout_permutation(shape, expanded))
+        if 1 in shape:  # a size-1 dim's place in the outputs' layout follows the operands' strides
+            allocated = call.allocation_strides(shape, call.layout_permutation(shape, expanded))
+        else:  # where every dim holds two elements or more, the row-major tensors order them row-major
+            allocated = standard
         moved, blocks, warps, choices = self._size_choices(
             device, sizes, walked + [out_strides] * len(template.out_labels), None, False, template.element_bytes,
             True, template.moved_bytes(numel, sizes[-1]))
