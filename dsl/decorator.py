@@ -405,9 +405,10 @@ class PointwiseFunction:
     # 7 (benchmarks/results/experiment_new_shapes_h100.txt). Where every tensor argument is dense
     # (contiguous, row-major strides) and of one shape, the plan is a flat walk of numel elements
     # whatever the shape; where some are of one shape and the others of a shape that ends it (a
-    # bias beside a batch of rows), it is a walk of rows, those others broadcast along the rows.
-    # So a plan made once per class (dtypes, alignment, which tensors are whole, number types and
-    # device) serves every size: only the size-dependent choices are made again.
+    # bias beside a batch of rows) or of its leading dims then ones (a per-row scale), it is a walk
+    # of rows, those others broadcast along the rows or along each row. So a plan made once per
+    # class (dtypes, alignment, each tensor's kind, number types and device) serves every size:
+    # only the size-dependent choices are made again.
 
     def _dense_key(self, args):
         """(class key, shape, device, walk) where every tensor argument is a plain tensor with
@@ -415,7 +416,8 @@ class PointwiseFunction:
         (walk ("flat", strides)), or some are of one shape and the rest of one shape that ends it,
         ones before it aside, whose dims and the dims before them hold two elements or more each
         (walk ("rows", rows, row length, each tensor's strides broadcast where some dim of the shape
-        has size 1 (else None), each tensor whole?, the shape's row-major strides));
+        has size 1 (else None), each tensor's kind (WHOLE, ROW or COLUMN: _rows_key), the shape's
+        row-major strides));
         else None."""
         if self._ctx.read_as:
             return None
@@ -447,15 +449,19 @@ class PointwiseFunction:
         return (tuple(parts), device, "flat"), shape, device, ("flat", standard)
 
     def _rows_key(self, tensors, parts, device):
-        """_dense_key's answer for tensors of two shapes, one ending the other: a walk of rows."""
+        """_dense_key's answer for tensors of two or more shapes: a walk of rows, each row the
+        shape's last k dims, where each tensor is whole (of the shape, the first of the most
+        elements), a row broadcast along the rows (the shape's last k dims, ones before them aside:
+        a bias), or a column broadcast along each row (the shape's other dims, then k ones: a
+        per-row scale); one row length for them all."""
         shape = tuple(max(tensors, key=_Tensor.numel).shape)  # the first of the most elements
         standard = call.row_major_strides(shape)
-        ending, whole, expanded = None, [], []
+        kinds, expanded, row = [], [], None
         for tensor in tensors:  # _dense_key checked their devices
             if tensor.shape == shape:
                 if tensor.stride() != standard:
                     return None
-                whole.append(True)
+                kinds.append(WHOLE)
                 expanded.append(standard)
                 continue
             own = tuple(tensor.shape)
@@ -463,58 +469,62 @@ class PointwiseFunction:
                 return None
             if tensor.stride() != call.row_major_strides(own):
                 return None
-            whole.append(False)
-            expanded.append(tensor)  # its strides broadcast to the shape, below, where they matter
-            while own and own[0] == 1:
-                own = own[1:]
-            if ending is None:
-                ending = own
-            elif own != ending:
+            kind, dims = _broadcast_kind(own, shape)
+            if kind is None:
                 return None
-        if not ending or len(ending) >= len(shape) or shape[-len(ending):] != ending:
+            # the row it takes: the last `dims` dims (their count may differ where some have size 1)
+            if row is None:
+                row = math.prod(shape[-dims:])
+            elif math.prod(shape[-dims:]) != row:
+                return None
+            kinds.append(kind)
+            expanded.append(tensor)  # its strides broadcast to the shape, below, where they matter
+        if row is None:
             return None
-        numel, row = math.prod(shape), math.prod(ending)
+        numel = math.prod(shape)
         if row < 2 or numel // row < 2:
             return None
-        flags = iter(whole)
+        flags = iter(kinds)
         parts = tuple((*part, next(flags)) if type(part) is tuple else part for part in parts)
         if 1 in shape:  # the outputs' layout follows the operands' strides (_class_sizes)
             expanded = [e if type(e) is tuple else call.expanded_strides(e, shape) for e in expanded]
         else:
             expanded = None
-        return (parts, device, "rows"), shape, device, ("rows", numel // row, row, expanded, whole, standard)
+        return (parts, device, "rows"), shape, device, ("rows", numel // row, row, expanded, kinds, standard)
 
     def _learn_dense(self, dense, plan, spec):
         """Keep a fully planned dense call's specialization (less its size-dependent choices) for
         its class (`dense`, _dense_key's): the template _dense_plan starts from, where the planner
         walked as the class does (one flat walk; rows of the row length, inputs whole or
-        broadcast along the rows)."""
+        broadcast along the rows or along each row)."""
         walk = dense[3]
         if walk[0] == "flat":
             walked = spec.rank == 1 and all(o.strides == [1] for o in plan.inputs + plan.outputs)
         else:
-            _, rows, row, _, whole, _ = walk
+            _, rows, row, _, kinds, _ = walk
             walked = (spec.rank == 2 and plan.sizes == (rows, row)
-                      and [o.strides for o in plan.inputs] == [[row, 1] if w else [0, 1] for w in whole]
+                      and [o.strides for o in plan.inputs] == [walked_strides(kind, row) for kind in kinds]
                       and all(o.strides == [row, 1] for o in plan.outputs))
         if not walked or spec.tile is not None:
             return
         inputs, outputs = plan.inputs, plan.outputs
         gathered, element_bytes, vectors, moved = self._walk_traits(
             plan.sizes, [o.strides for o in inputs + outputs], None, inputs, outputs)
-        # the bytes moved per element of the walk (the tensors read whole, the outputs) and per
-        # element of a row (those read broadcast along the rows): call.moved_bytes's sum, for any size
-        whole = [True] * len(inputs) if walk[0] == "flat" else walk[4]
-        read = [o.label in self._read_params for o in inputs]
-        whole_bytes = (sum(o.tensor.dtype.itemsize for o, r, w in zip(inputs, read, whole) if r and w)
-                       + sum(o.tensor.dtype.itemsize for o in outputs))
-        row_bytes = sum(o.tensor.dtype.itemsize for o, r, w in zip(inputs, read, whole) if r and not w)
-        if gathered or not vectors or moved != whole_bytes * plan.numel + row_bytes * plan.sizes[-1]:
+        # the bytes moved per element of the walk (the tensors read whole, the outputs), per element
+        # of a row (those read broadcast along the rows) and per row (those read broadcast along each
+        # row): call.moved_bytes's sum, for any size
+        kinds = [WHOLE] * len(inputs) if walk[0] == "flat" else walk[4]
+        read = [(o.tensor.dtype.itemsize, kind) for o, kind in zip(inputs, kinds) if o.label in self._read_params]
+        per_kind = {kind: sum(size for size, of in read if of == kind) for kind in (WHOLE, ROW, COLUMN)}
+        per_kind[WHOLE] += sum(o.tensor.dtype.itemsize for o in outputs)
+        template = DenseTemplate(dataclasses.replace(spec, approximate=()), dict(plan.vtypes), element_bytes,
+                                 per_kind[WHOLE], per_kind[ROW], per_kind[COLUMN])
+        rows = plan.sizes[0] if walk[0] == "rows" else 1
+        if gathered or not vectors or moved != template.moved_bytes(plan.numel, rows, plan.sizes[-1]):
             return  # not the walk DenseTemplate.moved_bytes describes
         if len(self._dense_templates) >= MAX_RECIPES:
             self._dense_templates.clear()
-        self._dense_templates[dense[0]] = DenseTemplate(
-            dataclasses.replace(spec, approximate=()), dict(plan.vtypes), element_bytes, whole_bytes, row_bytes)
+        self._dense_templates[dense[0]] = template
 
     def _dense_plan(self, dense, args):
         """(plan, spec) of a dense call (`dense`, _dense_key's) from its class's template, making
@@ -547,18 +557,18 @@ class PointwiseFunction:
         _, shape, device, walk = dense
         numel = math.prod(shape)
         if walk[0] == "flat":
-            sizes, out_strides, standard = (numel,), [1], walk[1]
+            sizes, out_strides, standard, rows = (numel,), [1], walk[1], 1
             expanded, walked = [standard] * template.tensor_count, [[1] for _ in range(template.tensor_count)]
         else:
-            _, rows, row, expanded, whole, standard = walk
-            sizes, walked, out_strides = (rows, row), [[row, 1] if w else [0, 1] for w in whole], [row, 1]
+            _, rows, row, expanded, kinds, standard = walk
+            sizes, walked, out_strides = (rows, row), [walked_strides(kind, row) for kind in kinds], [row, 1]
         if 1 in shape:  # a size-1 dim's place in the outputs' layout follows the operands' strides
             allocated = call.allocation_strides(shape, call.layout_permutation(shape, expanded))
         else:  # where every dim holds two elements or more, the row-major tensors order them row-major
             allocated = standard
         moved, blocks, warps, choices = self._size_choices(
             device, sizes, walked + [out_strides] * len(template.out_labels), None, False, template.element_bytes,
-            True, template.moved_bytes(numel, sizes[-1]))
+            True, template.moved_bytes(numel, rows, sizes[-1]))
         specs, chosen = template.specs, tuple(choices.values())
         spec = specs.get(chosen)
         if spec is None:  # dataclasses.replace takes ~4 us: one specialization per set of choices
@@ -739,24 +749,52 @@ class PointwiseFunction:
 MAX_RECIPES = 4096
 
 
+# the kinds of tensor in a walk of rows (PointwiseFunction._rows_key)
+WHOLE, ROW, COLUMN = "whole", "row", "column"
+
+
+def walked_strides(kind: str, row: int) -> list:
+    """A tensor's strides in a walk of rows of `row` elements (rows, then the row), by its kind."""
+    return [row, 1] if kind == WHOLE else [0, 1] if kind == ROW else [1, 0]
+
+
+def _broadcast_kind(own: tuple, shape: tuple) -> tuple:
+    """(kind, k) of a tensor of shape `own` broadcast to `shape` in a walk of rows of the last k
+    dims: (ROW, k) where `own`, ones before it aside, is shape's last k dims (k < its rank);
+    (COLUMN, k) where `own` is shape's other dims, then k ones; else (None, None)."""
+    stripped = own
+    while stripped and stripped[0] == 1:
+        stripped = stripped[1:]
+    if stripped and len(stripped) < len(shape) and shape[-len(stripped):] == stripped:
+        return ROW, len(stripped)
+    ones = 0  # the ones that end `own`
+    while ones < len(own) and own[len(own) - 1 - ones] == 1:
+        ones += 1
+    if len(own) == len(shape) and 0 < ones < len(own) and own[:-ones] == shape[:-ones]:
+        return COLUMN, ones
+    return None, None
+
+
 class DenseTemplate:
     """What a dense class's calls share whatever their size (PointwiseFunction._learn_dense): its
     specialization less the size-dependent choices (`base`), the parameters' value types, and the
     walk's traits (_walk_traits) less the bytes moved, which DenseTemplate.moved_bytes gives; and,
     made as calls come, the specializations by their choices and the ClassLaunch of each."""
 
-    def __init__(self, base, vtypes: dict, element_bytes: int, whole_bytes: int, row_bytes: int):
+    def __init__(self, base, vtypes: dict, element_bytes: int, whole_bytes: int, row_bytes: int,
+                 column_bytes: int):
         self.base, self.vtypes, self.element_bytes = base, vtypes, element_bytes
         self.tensor_count = sum(p.is_tensor for p in base.params)
-        self.whole_bytes, self.row_bytes = whole_bytes, row_bytes
+        self.whole_bytes, self.row_bytes, self.column_bytes = whole_bytes, row_bytes, column_bytes
         self.out_labels = tuple(f"out{k}" for k in range(len(base.out_dtypes)))  # as plan() names them
         self.specs = {}  # the specialization by its size-dependent choices (and approximations)
         self.launches = {}  # ClassLaunch by (the specialization's key among specs, blocks, warps)
 
-    def moved_bytes(self, numel: int, row: int) -> int:
-        """call.moved_bytes of a walk of `numel` elements in rows of `row`: the tensors read whole
-        and the outputs move each element, those broadcast along the rows each element of a row."""
-        return self.whole_bytes * numel + self.row_bytes * row
+    def moved_bytes(self, numel: int, rows: int, row: int) -> int:
+        """call.moved_bytes of a walk of `numel` elements in `rows` rows of `row`: the tensors read
+        whole and the outputs move each element, those broadcast along the rows each element of a
+        row, those broadcast along each row one element a row."""
+        return self.whole_bytes * numel + self.row_bytes * row + self.column_bytes * rows
 
 
 def signature_key(args) -> tuple:

@@ -765,14 +765,58 @@ def test_a_call_with_a_bias_of_a_new_shape_plans_as_the_full_planner_does(name, 
                                        planned_fully if isinstance(planned_fully, tuple) else (planned_fully,)):
                 assert value.shape == torch.Size(shape) and value.is_contiguous()
                 _bitwise_equal(value, expected)
-    column = values((6, 1))  # broadcast along the row: not a bias's layout
+    column = values((6, 1))  # broadcast along each row: a class of its own, with no template yet
     assert _dense_plan(fn, (values((6, 5)), column, *numbers)) is None
+    fn(values((64, 16)), values((64, 1)), *numbers)
+    _same_plan(fn, (values((6, 5)), column, *numbers))
     # a bias of more dims than the batch widens the result: (6, 5) beside (1, 1, 5) gives (1, 6, 5)
     wider = (values((6, 5)), values((1, 1, 5)), *numbers)
     assert _dense_plan(fn, wider) is None
     got = fn(*wider)
     assert (got[0] if isinstance(got, tuple) else got).shape == (1, 6, 5)
     assert _dense_plan(fn, (values((6, 5)), values((5, 6)).t()[0], *numbers)) is None  # a strided bias
+
+
+KINDS = {"whole": lambda shape, k: shape, "row": lambda shape, k: shape[-k:],
+         "column": lambda shape, k: shape[:-k] + (1,) * k}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int32], ids=lambda d: str(d)[6:])
+def test_calls_with_per_row_columns_and_biases_plan_as_the_full_planner_does(dtype, device):
+    """Columns broadcast along each row (the shape's leading dims, then k ones: a per-row scale)
+    beside a batch, alone or with a bias of the last k dims, in any order and any mix, take their
+    class's walk of rows too: plan and specialization the full planner's, a fresh function's
+    results bit for bit, torch's values."""
+    def affine(x, scale, shift):
+        return x * scale + shift
+
+    fn = pointwise(affine)
+    generator = torch.Generator().manual_seed(11)
+
+    def values(shape):
+        return (torch.randn(shape, generator=generator) * 8).to(dtype).to(device)
+
+    for kinds in (("whole", "column", "row"), ("column", "whole", "row"), ("whole", "row", "column"),
+                  ("whole", "column", "column"), ("column", "whole", "whole"), ("row", "column", "whole")):
+        fn(*[values(KINDS[kind]((64, 16), 1)) for kind in kinds])  # learns the class's template
+        for shape, k in [((3, 5), 1), ((1000, 7), 1), ((2, 3, 4, 5), 1), ((2, 3, 4, 5), 2), ((33, 31), 1),
+                         ((4, 1, 3), 1), ((7, 1, 9), 1), ((5, 6, 1), 2), ((2, 2), 1)]:
+            args = tuple(values(KINDS[kind](shape, k)) for kind in kinds)
+            _same_plan(fn, args)
+            got = fn(*args)
+            planned_fully = pointwise(affine)(*args)
+            assert got.shape == torch.Size(shape) and got.is_contiguous(), (kinds, shape)
+            _bitwise_equal(got, planned_fully)
+            x, scale, shift = args
+            if dtype == torch.bfloat16:  # computed in float32, rounded once: within half a bfloat16 ulp
+                exact = x.double() * scale.double() + shift.double()
+                torch.testing.assert_close(got.double(), exact, rtol=2**-8, atol=1e-3)
+            else:  # torch's two ops, each rounded (the kernel contracts no fma)
+                assert torch.equal(got, x * scale + shift)
+    x, bias = values((2, 6, 5)), values((5,))
+    assert _dense_plan(fn, (x, values((1, 6, 1)), bias)) is None  # ones before a column: not a walk of rows
+    assert _dense_plan(fn, (x, values((2, 1, 1)), bias)) is None  # a column of 2 dims beside a bias of 1
+    assert _dense_plan(fn, (x, values((2, 6, 1)), bias)) is not None
 
 
 def test_calls_that_are_not_dense_or_of_another_class_take_the_full_planner(device):

@@ -1,0 +1,54 @@
+"""Host time of calls whose shape changes every call in two more layouts: a column broadcast
+(n, 64) + (n, 1) (a per-row scale: a dense class, a walk of rows, since session 28) and a
+transposed + contiguous add (64, n).t() + (n, 64) (tiled: planned in full). n new on every call,
+1000 calls back to back, the least of 3 rounds that take tritonize, eager and torch.compile
+(dynamic shapes, compiled on two sizes of each layout first) in turn.
+
+    python -m benchmarks.experiments.other_layouts
+"""
+import time
+
+import torch
+
+from benchmarks.run import OPS, best_in_turn
+
+CALLS, ROUNDS, ROW = 1000, 3, 64
+
+
+def layouts(buffer) -> dict:
+    """Each layout's arguments for a size n, views of `buffer`."""
+    return {
+        "column broadcast": lambda n: (buffer[0, :n * ROW].view(n, ROW), buffer[1, :n].view(n, 1)),
+        "transposed + contiguous": lambda n: (buffer[0, :n * ROW].view(ROW, n).t(), buffer[1, :n * ROW].view(n, ROW)),
+    }
+
+
+def main():
+    print(f"# python -m benchmarks.experiments.other_layouts ({torch.cuda.get_device_name()}, torch "
+          f"{torch.__version__.split('+')[0]}): us per call, {CALLS} calls back to back, a new n every call, "
+          f"least of {ROUNDS} rounds")
+    buffer = torch.randn(2, ROW * (16 + 2 * ROUNDS * 3 * CALLS), device="cuda")
+    compiled = torch.compile(torch.add, dynamic=True)
+    for arguments in layouts(buffer).values():
+        for n in (100, 101):
+            compiled(*arguments(n))
+    systems = {"tritonize": OPS["add"].ours, "eager": torch.add, "torch.compile (dynamic)": compiled}
+    starts = iter(range(16, 16 + 2 * ROUNDS * 3 * CALLS, CALLS))  # every size used once
+
+    for label, arguments in layouts(buffer).items():
+        def one_round(fn, arguments=arguments) -> float:
+            start = next(starts)
+            pairs = [arguments(n) for n in range(start, start + CALLS)]
+            torch.cuda.synchronize()
+            began = time.perf_counter()
+            for a, b in pairs:
+                fn(a, b)
+            torch.cuda.synchronize()
+            return (time.perf_counter() - began) / CALLS * 1e6
+
+        best = best_in_turn({name: lambda fn=fn: one_round(fn) for name, fn in systems.items()}, ROUNDS)
+        print(f"{label:26}" + "   ".join(f"{name} {us:7.2f} us" for name, us in best.items()), flush=True)
+
+
+if __name__ == "__main__":
+    main()
