@@ -352,10 +352,11 @@ def _counting_jit_runs(monkeypatch) -> list:
 
 @needs_cuda
 def test_a_dense_shape_seen_once_launches_by_its_class_and_keeps_no_recipe(monkeypatch):
-    """A dense call of a shape no call had (a flat walk, or rows beside a bias; a number among the
-    arguments; one or two outputs) whose class has a template and whose kernel Triton compiled
-    for another size launches that kernel on a grid of its own size: torch's results, no JIT run,
-    no recipe kept; the shape seen again keeps a recipe, and the call after takes the steady path."""
+    """A dense call of a shape no call had (a flat walk, or rows beside a bias or a column; a number
+    among the arguments; one or two outputs) whose class has a template and whose kernel Triton
+    compiled for another size launches that kernel on a grid of its own size: torch's results, no
+    JIT run, no recipe kept; the shape seen again keeps a recipe, and the call after takes the
+    steady path."""
     from tritonize import pointwise
 
     jit_runs = _counting_jit_runs(monkeypatch)
@@ -374,12 +375,15 @@ def test_a_dense_shape_seen_once_launches_by_its_class_and_keeps_no_recipe(monke
 
     buffer = torch.randn(2, 80000, device="cuda")
     for fn, extra in ((axpy, (0.5,)), (sum_and_difference, ())):
-        # flat walks of sizes divisible by 16 and not (two kernels), masked; rows of 64 beside a bias
-        for first, rows in ((1000, None), (1040, None), (16, 64)):
-            def arguments(n, scale=1.0):
-                if rows is None:
-                    return buffer[0, :n], buffer[1, :n], *[e * scale for e in extra]
-                return buffer[0, :n * rows].view(n, rows), buffer[1, :rows], *[e * scale for e in extra]
+        # flat walks of sizes divisible by 16 and not (two kernels), masked; rows of 64 beside a bias,
+        # and beside a column (one value a row)
+        for first, layout in ((1000, "flat"), (1040, "flat"), (16, "bias"), (16, "column")):
+            def arguments(n, scale=1.0, layout=layout):
+                numbers = [e * scale for e in extra]
+                if layout == "flat":
+                    return buffer[0, :n], buffer[1, :n], *numbers
+                other = buffer[1, :64] if layout == "bias" else buffer[1, :n].view(n, 1)
+                return buffer[0, :n * 64].view(n, 64), other, *numbers
 
             fn(*arguments(first))  # the class's template, and its kernel, compiled
             recipes, runs = len(fn._recipes), len(jit_runs)
