@@ -404,21 +404,18 @@ class PointwiseFunction:
     # and plans afresh: 174 us a call on an H100 host where every call brings a new length, eager
     # 7 (benchmarks/results/experiment_new_shapes_h100.txt). Where every tensor argument is dense
     # (contiguous, row-major strides) and of one shape, the plan is a flat walk of numel elements
-    # whatever the shape; where some are of one shape and the others of a shape that ends it (a
-    # bias beside a batch of rows) or of its leading dims then ones (a per-row scale), it is a walk
-    # of rows, those others broadcast along the rows or along each row. So a plan made once per
-    # class (dtypes, alignment, each tensor's kind, number types and device) serves every size:
-    # only the size-dependent choices are made again.
+    # whatever the shape; where their shapes broadcast (a bias beside a batch of rows, a per-row
+    # scale, a rotary embedding's (s, 1, d) beside (s, h, d)), it is a walk of the runs of dims
+    # along which the same tensors are broadcast. So a plan made once per class (dtypes, alignment,
+    # each tensor's runs, number types and device) serves every size: only the size-dependent
+    # choices are made again.
 
     def _dense_key(self, args):
         """(class key, shape, device, walk) where every tensor argument is a plain tensor with
         row-major strides on one device and either all are of one shape of two elements or more
-        (walk ("flat", strides)), or some are of one shape and the rest of one shape that ends it,
-        ones before it aside, whose dims and the dims before them hold two elements or more each
-        (walk ("rows", rows, row length, each tensor's strides broadcast where some dim of the shape
-        has size 1 (else None), each tensor's kind (WHOLE, ROW or COLUMN: _rows_key), the shape's
-        row-major strides));
-        else None."""
+        (walk ("flat", strides)), or their shapes broadcast to a shape whose dims group into two
+        or more runs, each tensor broadcast along the whole of a run or along none of it (walk
+        ("broadcast", ...): _broadcast_key); else None."""
         if self._ctx.read_as:
             return None
         shape = device = standard = None
@@ -431,7 +428,7 @@ class PointwiseFunction:
                 elif value.device != device:
                     return None
                 elif flat and value.shape != shape:
-                    flat = False  # two shapes: perhaps rows (_rows_key checks every tensor)
+                    flat = False  # two shapes: perhaps a broadcast (_broadcast_key checks every tensor)
                 if flat and value.stride() != standard:
                     return None
                 tensors.append(value)
@@ -443,84 +440,71 @@ class PointwiseFunction:
         if shape is None:
             return None
         if not flat:
-            return self._rows_key(tensors, parts, device)
+            return self._broadcast_key(tensors, parts, device)
         if math.prod(shape) < 2:
             return None
         return (tuple(parts), device, "flat"), shape, device, ("flat", standard)
 
-    def _rows_key(self, tensors, parts, device):
-        """_dense_key's answer for tensors of two or more shapes: a walk of rows, each row the
-        shape's last k dims, where each tensor is whole (of the shape, the first of the most
-        elements), a row broadcast along the rows (the shape's last k dims, ones before them aside:
-        a bias), or a column broadcast along each row (the shape's other dims, then k ones: a
-        per-row scale); one row length for them all."""
-        shape = tuple(max(tensors, key=_Tensor.numel).shape)  # the first of the most elements
-        standard = call.row_major_strides(shape)
-        kinds, expanded, row = [], [], None
-        for tensor in tensors:  # _dense_key checked their devices
-            if tensor.shape == shape:
-                if tensor.stride() != standard:
-                    return None
-                kinds.append(WHOLE)
-                expanded.append(standard)
-                continue
-            own = tuple(tensor.shape)
-            if len(own) > len(shape):  # (1, 1, n) beside (m, n) broadcasts to (1, m, n)
-                return None
+    def _broadcast_key(self, tensors, parts, device):
+        """_dense_key's answer for row-major tensors of several shapes: the shape they broadcast to,
+        and the walk the planner makes of it, ("broadcast", sizes, masks, expanded, standard). Its
+        dims of two elements or more group into runs of the dims along which the same tensors are
+        broadcast (coalesced, as call.coalesce merges them); `sizes` holds each run's elements and
+        each tensor's mask says along which runs it is broadcast (a bias beside a batch of rows:
+        (False, False) and (True, False); a per-row scale: (False, True)). `expanded`: each
+        tensor's strides broadcast to the shape where some dim of it has size 1 (else None, as
+        they do not matter then); `standard`: the shape's row-major strides. None for one run."""
+        shapes = [tuple(t.shape) for t in tensors]
+        for tensor, own in zip(tensors, shapes):  # _dense_key checked their devices
             if tensor.stride() != call.row_major_strides(own):
                 return None
-            kind, dims = _broadcast_kind(own, shape)
-            if kind is None:
-                return None
-            # the row it takes: the last `dims` dims (their count may differ where some have size 1)
-            if row is None:
-                row = math.prod(shape[-dims:])
-            elif math.prod(shape[-dims:]) != row:
-                return None
-            kinds.append(kind)
-            expanded.append(tensor)  # its strides broadcast to the shape, below, where they matter
-        if row is None:
+        rank = max(map(len, shapes))
+        padded = [(1,) * (rank - len(own)) + own for own in shapes]
+        shape, runs = [], []  # runs: [mask, elements]
+        for column in zip(*padded):  # each dim's sizes, a tensor's each
+            size = max(column)
+            if not {1, size}.issuperset(column):
+                return None  # not a broadcast: the planner says why
+            shape.append(size)
+            if size == 1:
+                continue
+            mask = tuple(map(_ONE.__eq__, column))
+            if runs and runs[-1][0] == mask:
+                runs[-1][1] *= size
+            else:
+                runs.append([mask, size])
+        if len(runs) < 2:
             return None
-        numel = math.prod(shape)
-        if row < 2 or numel // row < 2:
-            return None
-        flags = iter(kinds)
+        shape = tuple(shape)
+        masks = list(zip(*[run[0] for run in runs]))  # each tensor's, from each run's
+        flags = iter(masks)
         parts = tuple((*part, next(flags)) if type(part) is tuple else part for part in parts)
-        if 1 in shape:  # the outputs' layout follows the operands' strides (_class_sizes)
-            expanded = [e if type(e) is tuple else call.expanded_strides(e, shape) for e in expanded]
-        else:
-            expanded = None
-        return (parts, device, "rows"), shape, device, ("rows", numel // row, row, expanded, kinds, standard)
+        # the outputs' layout follows the operands' strides where some dim has size 1 (_class_sizes)
+        expanded = [call.expanded_strides(t, shape) for t in tensors] if 1 in shape else None
+        walk = ("broadcast", tuple(run[1] for run in runs), masks, expanded, call.row_major_strides(shape))
+        return (parts, device, "broadcast"), shape, device, walk
 
     def _learn_dense(self, dense, plan, spec):
         """Keep a fully planned dense call's specialization (less its size-dependent choices) for
         its class (`dense`, _dense_key's): the template _dense_plan starts from, where the planner
-        walked as the class does (one flat walk; rows of the row length, inputs whole or
-        broadcast along the rows or along each row)."""
+        walked as the class does (one flat walk; the runs of a broadcast, each tensor's strides
+        those of its mask)."""
         walk = dense[3]
-        if walk[0] == "flat":
-            walked = spec.rank == 1 and all(o.strides == [1] for o in plan.inputs + plan.outputs)
-        else:
-            _, rows, row, _, kinds, _ = walk
-            walked = (spec.rank == 2 and plan.sizes == (rows, row)
-                      and [o.strides for o in plan.inputs] == [walked_strides(kind, row) for kind in kinds]
-                      and all(o.strides == [row, 1] for o in plan.outputs))
+        inputs, outputs = plan.inputs, plan.outputs
+        masks = [(False,)] * len(inputs) if walk[0] == "flat" else walk[2]
+        sizes = (plan.numel,) if walk[0] == "flat" else walk[1]
+        walked = (spec.rank == len(sizes) and plan.sizes == sizes
+                  and [o.strides for o in inputs] == [run_strides(sizes, mask) for mask in masks]
+                  and all(o.strides == list(call.row_major_strides(sizes)) for o in outputs))
         if not walked or spec.tile is not None:
             return
-        inputs, outputs = plan.inputs, plan.outputs
         gathered, element_bytes, vectors, moved = self._walk_traits(
             plan.sizes, [o.strides for o in inputs + outputs], None, inputs, outputs)
-        # the bytes moved per element of the walk (the tensors read whole, the outputs), per element
-        # of a row (those read broadcast along the rows) and per row (those read broadcast along each
-        # row): call.moved_bytes's sum, for any size
-        kinds = [WHOLE] * len(inputs) if walk[0] == "flat" else walk[4]
-        read = [(o.tensor.dtype.itemsize, kind) for o, kind in zip(inputs, kinds) if o.label in self._read_params]
-        per_kind = {kind: sum(size for size, of in read if of == kind) for kind in (WHOLE, ROW, COLUMN)}
-        per_kind[WHOLE] += sum(o.tensor.dtype.itemsize for o in outputs)
+        read = tuple((o.tensor.dtype.itemsize, mask) for o, mask in zip(inputs, masks)
+                     if o.label in self._read_params)
         template = DenseTemplate(dataclasses.replace(spec, approximate=()), dict(plan.vtypes), element_bytes,
-                                 per_kind[WHOLE], per_kind[ROW], per_kind[COLUMN])
-        rows = plan.sizes[0] if walk[0] == "rows" else 1
-        if gathered or not vectors or moved != template.moved_bytes(plan.numel, rows, plan.sizes[-1]):
+                                 sum(o.tensor.dtype.itemsize for o in outputs), read)
+        if gathered or not vectors or moved != template.moved_bytes(sizes):
             return  # not the walk DenseTemplate.moved_bytes describes
         if len(self._dense_templates) >= MAX_RECIPES:
             self._dense_templates.clear()
@@ -557,18 +541,18 @@ class PointwiseFunction:
         _, shape, device, walk = dense
         numel = math.prod(shape)
         if walk[0] == "flat":
-            sizes, out_strides, standard, rows = (numel,), [1], walk[1], 1
+            sizes, out_strides, standard = (numel,), [1], walk[1]
             expanded, walked = [standard] * template.tensor_count, [[1] for _ in range(template.tensor_count)]
         else:
-            _, rows, row, expanded, kinds, standard = walk
-            sizes, walked, out_strides = (rows, row), [walked_strides(kind, row) for kind in kinds], [row, 1]
+            _, sizes, masks, expanded, standard = walk
+            walked, out_strides = [run_strides(sizes, mask) for mask in masks], list(call.row_major_strides(sizes))
         if 1 in shape:  # a size-1 dim's place in the outputs' layout follows the operands' strides
             allocated = call.allocation_strides(shape, call.layout_permutation(shape, expanded))
         else:  # where every dim holds two elements or more, the row-major tensors order them row-major
             allocated = standard
         moved, blocks, warps, choices = self._size_choices(
             device, sizes, walked + [out_strides] * len(template.out_labels), None, False, template.element_bytes,
-            True, template.moved_bytes(numel, rows, sizes[-1]))
+            True, template.moved_bytes(sizes))
         specs, chosen = template.specs, tuple(choices.values())
         spec = specs.get(chosen)
         if spec is None:  # dataclasses.replace takes ~4 us: one specialization per set of choices
@@ -749,30 +733,19 @@ class PointwiseFunction:
 MAX_RECIPES = 4096
 
 
-# the kinds of tensor in a walk of rows (PointwiseFunction._rows_key)
-WHOLE, ROW, COLUMN = "whole", "row", "column"
+_ONE = 1
 
 
-def walked_strides(kind: str, row: int) -> list:
-    """A tensor's strides in a walk of rows of `row` elements (rows, then the row), by its kind."""
-    return [row, 1] if kind == WHOLE else [0, 1] if kind == ROW else [1, 0]
-
-
-def _broadcast_kind(own: tuple, shape: tuple) -> tuple:
-    """(kind, k) of a tensor of shape `own` broadcast to `shape` in a walk of rows of the last k
-    dims: (ROW, k) where `own`, ones before it aside, is shape's last k dims (k < its rank);
-    (COLUMN, k) where `own` is shape's other dims, then k ones; else (None, None)."""
-    stripped = own
-    while stripped and stripped[0] == 1:
-        stripped = stripped[1:]
-    if stripped and len(stripped) < len(shape) and shape[-len(stripped):] == stripped:
-        return ROW, len(stripped)
-    ones = 0  # the ones that end `own`
-    while ones < len(own) and own[len(own) - 1 - ones] == 1:
-        ones += 1
-    if len(own) == len(shape) and 0 < ones < len(own) and own[:-ones] == shape[:-ones]:
-        return COLUMN, ones
-    return None, None
+def run_strides(sizes: tuple, mask: tuple) -> list:
+    """A row-major tensor's strides in a walk of runs of `sizes` elements, broadcast along the runs
+    its mask marks (PointwiseFunction._broadcast_key): 0 there, and elsewhere the elements of the
+    runs after it that it is not broadcast along."""
+    strides, running = [0] * len(sizes), 1
+    for run in range(len(sizes) - 1, -1, -1):
+        if not mask[run]:
+            strides[run] = running
+            running *= sizes[run]
+    return strides
 
 
 class DenseTemplate:
@@ -781,20 +754,27 @@ class DenseTemplate:
     walk's traits (_walk_traits) less the bytes moved, which DenseTemplate.moved_bytes gives; and,
     made as calls come, the specializations by their choices and the ClassLaunch of each."""
 
-    def __init__(self, base, vtypes: dict, element_bytes: int, whole_bytes: int, row_bytes: int,
-                 column_bytes: int):
+    def __init__(self, base, vtypes: dict, element_bytes: int, out_bytes: int, read: tuple):
         self.base, self.vtypes, self.element_bytes = base, vtypes, element_bytes
         self.tensor_count = sum(p.is_tensor for p in base.params)
-        self.whole_bytes, self.row_bytes, self.column_bytes = whole_bytes, row_bytes, column_bytes
+        # the bytes moved each element (the outputs', the inputs' read whole), and those moved each
+        # element of the runs a mask leaves (the inputs read broadcast, their bytes by their masks)
+        by_mask = {}
+        for size, mask in read:
+            by_mask[mask] = by_mask.get(mask, 0) + size
+        self.whole_bytes = out_bytes + sum(size for mask, size in by_mask.items() if not any(mask))
+        self.broadcast_bytes = tuple((mask, size) for mask, size in by_mask.items() if any(mask))
         self.out_labels = tuple(f"out{k}" for k in range(len(base.out_dtypes)))  # as plan() names them
         self.specs = {}  # the specialization by its size-dependent choices (and approximations)
         self.launches = {}  # ClassLaunch by (the specialization's key among specs, blocks, warps)
 
-    def moved_bytes(self, numel: int, rows: int, row: int) -> int:
-        """call.moved_bytes of a walk of `numel` elements in `rows` rows of `row`: the tensors read
-        whole and the outputs move each element, those broadcast along the rows each element of a
-        row, those broadcast along each row one element a row."""
-        return self.whole_bytes * numel + self.row_bytes * row + self.column_bytes * rows
+    def moved_bytes(self, sizes: tuple) -> int:
+        """call.moved_bytes of a walk of these runs' sizes: the outputs move each element, an input
+        each element of the runs it is not broadcast along."""
+        moved = self.whole_bytes * math.prod(sizes)
+        for mask, size in self.broadcast_bytes:
+            moved += size * math.prod([n for n, broadcast in zip(sizes, mask) if not broadcast])
+        return moved
 
 
 def signature_key(args) -> tuple:

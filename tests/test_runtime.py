@@ -769,9 +769,10 @@ def test_a_call_with_a_bias_of_a_new_shape_plans_as_the_full_planner_does(name, 
     assert _dense_plan(fn, (values((6, 5)), column, *numbers)) is None
     fn(values((64, 16)), values((64, 1)), *numbers)
     _same_plan(fn, (values((6, 5)), column, *numbers))
-    # a bias of more dims than the batch widens the result: (6, 5) beside (1, 1, 5) gives (1, 6, 5)
+    # a bias of more dims than the batch widens the result: (6, 5) beside (1, 1, 5) gives (1, 6, 5),
+    # the same walk (the size-1 dim is dropped): the bias's class, with an output of the wider shape
     wider = (values((6, 5)), values((1, 1, 5)), *numbers)
-    assert _dense_plan(fn, wider) is None
+    _same_plan(fn, wider)
     got = fn(*wider)
     assert (got[0] if isinstance(got, tuple) else got).shape == (1, 6, 5)
     assert _dense_plan(fn, (values((6, 5)), values((5, 6)).t()[0], *numbers)) is None  # a strided bias
@@ -814,9 +815,42 @@ def test_calls_with_per_row_columns_and_biases_plan_as_the_full_planner_does(dty
             else:  # torch's two ops, each rounded (the kernel contracts no fma)
                 assert torch.equal(got, x * scale + shift)
     x, bias = values((2, 6, 5)), values((5,))
-    assert _dense_plan(fn, (x, values((1, 6, 1)), bias)) is None  # ones before a column: not a walk of rows
-    assert _dense_plan(fn, (x, values((2, 1, 1)), bias)) is None  # a column of 2 dims beside a bias of 1
+    # walks of three runs: classes of their own, with no template learned yet
+    assert _dense_plan(fn, (x, values((1, 6, 1)), bias)) is None
+    assert _dense_plan(fn, (x, values((2, 1, 1)), bias)) is None
     assert _dense_plan(fn, (x, values((2, 6, 1)), bias)) is not None
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=lambda d: str(d)[6:])
+def test_calls_broadcast_along_middle_dims_plan_as_the_full_planner_does(dtype, device):
+    """Row-major tensors broadcast along any runs of dims (a rotary embedding's (s, 1, d) beside
+    (s, h, d), an outer product, a 4-D mix) take their class's walk of those runs after one call:
+    plan and specialization the full planner's, a fresh function's results bit for bit."""
+    def affine(x, scale, shift):
+        return x * scale + shift
+
+    fn = pointwise(affine)
+    generator = torch.Generator().manual_seed(17)
+
+    def values(shape):
+        return (torch.randn(shape, generator=generator) * 8).to(dtype).to(device)
+
+    patterns = {  # shapes from the sizes, for (x, scale, shift)
+        "rotary": lambda s, h, d: ((s, h, d), (s, 1, d), (s, 1, d)),
+        "outer": lambda s, h, d: ((s, 1), (1, d), (s, d)),
+        "middle": lambda s, h, d: ((h, s, d), (h, 1, d), (d,)),
+        "four runs": lambda s, h, d: ((s, h, 2, d), (s, 1, 2, 1), (1, h, 1, d)),
+    }
+    for name, shapes in patterns.items():
+        fn(*[values(shape) for shape in shapes(8, 4, 16)])  # learns the class's template
+        for sizes in [(3, 5, 7), (17, 2, 64), (2, 3, 2), (100, 12, 33)]:
+            args = tuple(values(shape) for shape in shapes(*sizes))
+            _same_plan(fn, args)
+            got = fn(*args)
+            _bitwise_equal(got, pointwise(affine)(*args))
+            assert got.shape == torch.broadcast_shapes(*[a.shape for a in args]), name
+            if dtype == torch.float32:  # torch's two ops, each rounded (the kernel contracts no fma)
+                assert torch.equal(got, args[0] * args[1] + args[2])
 
 
 def test_calls_that_are_not_dense_or_of_another_class_take_the_full_planner(device):

@@ -1,6 +1,7 @@
-"""Host time of calls whose shape changes every call in two more layouts: a column broadcast
-(n, 64) + (n, 1) (a per-row scale: a dense class, a walk of rows, since session 28) and a
-transposed + contiguous add (64, n).t() + (n, 64) (tiled: planned in full). n new on every call,
+"""Host time of calls whose shape changes every call in three more layouts: a column broadcast
+(n, 64) + (n, 1) (a per-row scale), a middle-dim broadcast (n, 4, 16) + (n, 1, 16) (a rotary
+embedding's), both dense classes since session 28, and a transposed + contiguous add
+(64, n).t() + (n, 64) (tiled: planned in full). n new on every call,
 1000 calls back to back, the least of 3 rounds that take tritonize, eager and torch.compile
 (dynamic shapes, compiled on two sizes of each layout first) in turn.
 
@@ -19,6 +20,8 @@ def layouts(buffer) -> dict:
     """Each layout's arguments for a size n, views of `buffer`."""
     return {
         "column broadcast": lambda n: (buffer[0, :n * ROW].view(n, ROW), buffer[1, :n].view(n, 1)),
+        "middle-dim broadcast": lambda n: (buffer[0, :n * ROW].view(n, 4, ROW // 4),
+                                           buffer[1, :n * ROW // 4].view(n, 1, ROW // 4)),
         "transposed + contiguous": lambda n: (buffer[0, :n * ROW].view(ROW, n).t(), buffer[1, :n * ROW].view(n, ROW)),
     }
 
@@ -27,13 +30,13 @@ def main():
     print(f"# python -m benchmarks.experiments.other_layouts ({torch.cuda.get_device_name()}, torch "
           f"{torch.__version__.split('+')[0]}): us per call, {CALLS} calls back to back, a new n every call, "
           f"least of {ROUNDS} rounds")
-    buffer = torch.randn(2, ROW * (16 + 2 * ROUNDS * 3 * CALLS), device="cuda")
+    buffer = torch.randn(2, ROW * (16 + 3 * ROUNDS * 3 * CALLS), device="cuda")
     compiled = torch.compile(torch.add, dynamic=True)
     for arguments in layouts(buffer).values():
         for n in (100, 101):
             compiled(*arguments(n))
     systems = {"tritonize": OPS["add"].ours, "eager": torch.add, "torch.compile (dynamic)": compiled}
-    starts = iter(range(16, 16 + 2 * ROUNDS * 3 * CALLS, CALLS))  # every size used once
+    starts = iter(range(16, 16 + 3 * ROUNDS * 3 * CALLS, CALLS))  # every size used once
 
     for label, arguments in layouts(buffer).items():
         def one_round(fn, arguments=arguments) -> float:
