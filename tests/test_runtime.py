@@ -742,8 +742,9 @@ def test_a_dense_call_of_a_new_shape_plans_as_the_full_planner_does(name, dtype,
 def test_a_call_with_a_bias_of_a_new_shape_plans_as_the_full_planner_does(name, dtype, device):
     """After one call of a whole tensor beside one of a shape that ends its shape (a bias), in
     either order, calls of other shapes of that kind (ranks 2-4, ones before the bias's dims or
-    among the whole tensor's) take their class's template: a walk of rows whose plan and
-    specialization are the full planner's, with a fresh function's results bit for bit."""
+    among the whole tensor's) take their class's template: a walk of two runs (the rows, the row)
+    whose plan and specialization are the full planner's, with a fresh function's results bit for
+    bit."""
     fn, _, numbers = _dense_functions()[name]
     generator = torch.Generator().manual_seed(5)
 
@@ -786,7 +787,7 @@ KINDS = {"whole": lambda shape, k: shape, "row": lambda shape, k: shape[-k:],
 def test_calls_with_per_row_columns_and_biases_plan_as_the_full_planner_does(dtype, device):
     """Columns broadcast along each row (the shape's leading dims, then k ones: a per-row scale)
     beside a batch, alone or with a bias of the last k dims, in any order and any mix, take their
-    class's walk of rows too: plan and specialization the full planner's, a fresh function's
+    class's walk of two runs too: plan and specialization the full planner's, a fresh function's
     results bit for bit, torch's values."""
     def affine(x, scale, shift):
         return x * scale + shift
