@@ -465,6 +465,8 @@ class PointwiseFunction:
             size = max(column)
             if not {1, size}.issuperset(column):
                 return None  # not a broadcast: the planner says why
+            if size == 0:
+                return None  # an empty call: the planner's (it launches nothing)
             shape.append(size)
             if size == 1:
                 continue

@@ -777,6 +777,13 @@ def test_a_call_with_a_bias_of_a_new_shape_plans_as_the_full_planner_does(name, 
     got = fn(*wider)
     assert (got[0] if isinstance(got, tuple) else got).shape == (1, 6, 5)
     assert _dense_plan(fn, (values((6, 5)), values((5, 6)).t()[0], *numbers)) is None  # a strided bias
+    # an empty batch beside its per-row column (a class with a template): the planner's, which
+    # launches nothing (a class launch would ask CUDA for a grid of no programs)
+    empty = (torch.zeros((0, 5), dtype=dtype, device=device), torch.zeros((0, 1), dtype=dtype, device=device),
+             *numbers)  # row-major strides (an op's empty result may have others)
+    assert _dense_plan(fn, empty) is None
+    got = fn(*empty)
+    assert all(value.shape == (0, 5) for value in (got if isinstance(got, tuple) else (got,)))
 
 
 KINDS = {"whole": lambda shape, k: shape, "row": lambda shape, k: shape[-k:],
