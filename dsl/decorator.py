@@ -470,7 +470,7 @@ class PointwiseFunction:
             shape.append(size)
             if size == 1:
                 continue
-            mask = tuple(map(_ONE.__eq__, column))
+            mask = tuple(n == 1 for n in column)
             if runs and runs[-1][0] == mask:
                 runs[-1][1] *= size
             else:
@@ -733,9 +733,6 @@ class PointwiseFunction:
 
 
 MAX_RECIPES = 4096
-
-
-_ONE = 1
 
 
 def run_strides(sizes: tuple, mask: tuple) -> list:

@@ -790,38 +790,51 @@ KINDS = {"whole": lambda shape, k: shape, "row": lambda shape, k: shape[-k:],
          "column": lambda shape, k: shape[:-k] + (1,) * k}
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int32], ids=lambda d: str(d)[6:])
-def test_calls_with_per_row_columns_and_biases_plan_as_the_full_planner_does(dtype, device):
-    """Columns broadcast along each row (the shape's leading dims, then k ones: a per-row scale)
-    beside a batch, alone or with a bias of the last k dims, in any order and any mix, take their
-    class's walk of two runs too: plan and specialization the full planner's, a fresh function's
-    results bit for bit, torch's values."""
+def _affine_and_values(dtype, device, seed: int):
+    """A fresh @pointwise x * scale + shift, and a maker of argument values of a shape."""
     def affine(x, scale, shift):
         return x * scale + shift
 
-    fn = pointwise(affine)
-    generator = torch.Generator().manual_seed(11)
+    generator = torch.Generator().manual_seed(seed)
 
     def values(shape):
         return (torch.randn(shape, generator=generator) * 8).to(dtype).to(device)
 
+    return pointwise(affine), values
+
+
+def _check_class_walks(fn, values, dtype, learned: list, cases: list):
+    """After one call on arguments of the shapes `learned`, calls on those of each case (a list of
+    argument shapes of the same class) take the class's template: plan and specialization the full
+    planner's, a contiguous result of the broadcast shape, a fresh function's results bit for bit,
+    torch's values."""
+    fn(*[values(shape) for shape in learned])  # learns the class's template
+    for shapes in cases:
+        args = tuple(values(shape) for shape in shapes)
+        _same_plan(fn, args)
+        got = fn(*args)
+        assert got.shape == torch.broadcast_shapes(*shapes) and got.is_contiguous(), shapes
+        _bitwise_equal(got, pointwise(fn.scalar_function)(*args))
+        x, scale, shift = args
+        if dtype == torch.bfloat16:  # computed in float32, rounded once: within half a bfloat16 ulp
+            exact = x.double() * scale.double() + shift.double()
+            torch.testing.assert_close(got.double(), exact, rtol=2**-8, atol=1e-3)
+        else:  # torch's two ops, each rounded (the kernel contracts no fma)
+            assert torch.equal(got, x * scale + shift)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int32], ids=lambda d: str(d)[6:])
+def test_calls_with_per_row_columns_and_biases_plan_as_the_full_planner_does(dtype, device):
+    """Columns broadcast along each row (the shape's leading dims, then k ones: a per-row scale)
+    beside a batch, alone or with a bias of the last k dims, in any order and any mix, take their
+    class's walk of two runs too (_check_class_walks)."""
+    fn, values = _affine_and_values(dtype, device, 11)
+    sizes = [((3, 5), 1), ((1000, 7), 1), ((2, 3, 4, 5), 1), ((2, 3, 4, 5), 2), ((33, 31), 1), ((4, 1, 3), 1),
+             ((7, 1, 9), 1), ((5, 6, 1), 2), ((2, 2), 1)]
     for kinds in (("whole", "column", "row"), ("column", "whole", "row"), ("whole", "row", "column"),
                   ("whole", "column", "column"), ("column", "whole", "whole"), ("row", "column", "whole")):
-        fn(*[values(KINDS[kind]((64, 16), 1)) for kind in kinds])  # learns the class's template
-        for shape, k in [((3, 5), 1), ((1000, 7), 1), ((2, 3, 4, 5), 1), ((2, 3, 4, 5), 2), ((33, 31), 1),
-                         ((4, 1, 3), 1), ((7, 1, 9), 1), ((5, 6, 1), 2), ((2, 2), 1)]:
-            args = tuple(values(KINDS[kind](shape, k)) for kind in kinds)
-            _same_plan(fn, args)
-            got = fn(*args)
-            planned_fully = pointwise(affine)(*args)
-            assert got.shape == torch.Size(shape) and got.is_contiguous(), (kinds, shape)
-            _bitwise_equal(got, planned_fully)
-            x, scale, shift = args
-            if dtype == torch.bfloat16:  # computed in float32, rounded once: within half a bfloat16 ulp
-                exact = x.double() * scale.double() + shift.double()
-                torch.testing.assert_close(got.double(), exact, rtol=2**-8, atol=1e-3)
-            else:  # torch's two ops, each rounded (the kernel contracts no fma)
-                assert torch.equal(got, x * scale + shift)
+        _check_class_walks(fn, values, dtype, [KINDS[kind]((64, 16), 1) for kind in kinds],
+                           [[KINDS[kind](shape, k) for kind in kinds] for shape, k in sizes])
     x, bias = values((2, 6, 5)), values((5,))
     # walks of three runs: classes of their own, with no template learned yet
     assert _dense_plan(fn, (x, values((1, 6, 1)), bias)) is None
@@ -832,33 +845,18 @@ def test_calls_with_per_row_columns_and_biases_plan_as_the_full_planner_does(dty
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=lambda d: str(d)[6:])
 def test_calls_broadcast_along_middle_dims_plan_as_the_full_planner_does(dtype, device):
     """Row-major tensors broadcast along any runs of dims (a rotary embedding's (s, 1, d) beside
-    (s, h, d), an outer product, a 4-D mix) take their class's walk of those runs after one call:
-    plan and specialization the full planner's, a fresh function's results bit for bit."""
-    def affine(x, scale, shift):
-        return x * scale + shift
-
-    fn = pointwise(affine)
-    generator = torch.Generator().manual_seed(17)
-
-    def values(shape):
-        return (torch.randn(shape, generator=generator) * 8).to(dtype).to(device)
-
+    (s, h, d), an outer product, a 4-D mix) take their class's walk of those runs after one call
+    (_check_class_walks)."""
+    fn, values = _affine_and_values(dtype, device, 17)
     patterns = {  # shapes from the sizes, for (x, scale, shift)
         "rotary": lambda s, h, d: ((s, h, d), (s, 1, d), (s, 1, d)),
         "outer": lambda s, h, d: ((s, 1), (1, d), (s, d)),
         "middle": lambda s, h, d: ((h, s, d), (h, 1, d), (d,)),
         "four runs": lambda s, h, d: ((s, h, 2, d), (s, 1, 2, 1), (1, h, 1, d)),
     }
-    for name, shapes in patterns.items():
-        fn(*[values(shape) for shape in shapes(8, 4, 16)])  # learns the class's template
-        for sizes in [(3, 5, 7), (17, 2, 64), (2, 3, 2), (100, 12, 33)]:
-            args = tuple(values(shape) for shape in shapes(*sizes))
-            _same_plan(fn, args)
-            got = fn(*args)
-            _bitwise_equal(got, pointwise(affine)(*args))
-            assert got.shape == torch.broadcast_shapes(*[a.shape for a in args]), name
-            if dtype == torch.float32:  # torch's two ops, each rounded (the kernel contracts no fma)
-                assert torch.equal(got, args[0] * args[1] + args[2])
+    for shapes in patterns.values():
+        _check_class_walks(fn, values, dtype, shapes(8, 4, 16),
+                           [shapes(*sizes) for sizes in [(3, 5, 7), (17, 2, 64), (2, 3, 2), (100, 12, 33)]])
 
 
 def test_calls_that_are_not_dense_or_of_another_class_take_the_full_planner(device):
