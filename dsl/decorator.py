@@ -78,8 +78,8 @@ class PointwiseFunction:
         self._computed: dict[tuple, list] = {}
         self._recipes: dict[tuple, LaunchRecipe] = {}
         self._out_recipes: dict[tuple, LaunchRecipe] = {}  # calls with out=, keyed by the outputs too
-        # a dense call's plan, by dtypes and alignment, not shapes (see _dense_plan)
-        self._dense_templates: dict[tuple, DenseTemplate] = {}
+        # a dense call's plan, by dtypes and alignment, not shapes (see _class_plan)
+        self._class_templates: dict[tuple, ClassTemplate] = {}
         # signatures of dense CUDA calls launched once by their class, with no recipe (see _run)
         self._seen: dict[tuple, None] = {}
         # Triton's compiled kernels by what they were compiled for (LaunchRecipe.kernel_key): a
@@ -185,7 +185,7 @@ class PointwiseFunction:
                 pointers = [a.data_ptr() for a in (*args, *outputs) if isinstance(a, torch.Tensor)]
                 if recipe is not None and recipe.write(args, pointers, outputs):
                     return recipe.finish(outputs)
-        dense = self._dense_key(args) if out is None else None
+        dense = self._class_key(args) if out is None else None
         if dense is not None and dense[2].type == "cuda" and DIRECT_LAUNCH and key not in self._seen:
             # A shape seen for the first time launches by its class, with no recipe: many shapes
             # come once (a growing sequence, a varying batch), and a recipe kept for each made
@@ -195,11 +195,11 @@ class PointwiseFunction:
             if launched is not None:
                 self._remember(self._seen, key, None)
                 return launched
-        planned = self._dense_plan(dense, args) if dense is not None else None
+        planned = self._class_plan(dense, args) if dense is not None else None
         if planned is None:
             plan, spec = self.plan(args, {}, out, positional=True)
             if dense is not None:
-                self._learn_dense(dense, plan, spec)
+                self._learn_class(dense, plan, spec)
         else:
             plan, spec = planned
         recipe, launched = self._launch_planned(plan, spec)
@@ -384,7 +384,7 @@ class PointwiseFunction:
         is known (sizes and strides after coalescing, the tile, the walk's traits: _walk_traits):
         the launch shape, and `choices`, the Specialization fields that depend on the size (index
         width, eviction, masks, flat indexing, a 2-D grid, a dependent launch). plan() and
-        _dense_plan() both choose here."""
+        _class_plan() both choose here."""
         dependent = call.dependent_launch(device, sizes, tile, self._costly_calls > 0, gathered, element_bytes, moved)
         blocks, warps = call.launch_shape(device, sizes, tile, self._costly_calls, gathered=gathered,
                                           element_bytes=element_bytes, vectors=vectors, dependent=dependent,
@@ -410,7 +410,7 @@ class PointwiseFunction:
     # each tensor's runs, number types and device) serves every size: only the size-dependent
     # choices are made again.
 
-    def _dense_key(self, args):
+    def _class_key(self, args):
         """(class key, shape, device, walk) where every tensor argument is a plain tensor with
         row-major strides on one device and either all are of one shape of two elements or more
         (walk ("flat", strides)), or their shapes broadcast to a shape whose dims group into two
@@ -446,7 +446,7 @@ class PointwiseFunction:
         return (tuple(parts), device, "flat"), shape, device, ("flat", standard)
 
     def _broadcast_key(self, tensors, parts, device):
-        """_dense_key's answer for row-major tensors of several shapes: the shape they broadcast to,
+        """_class_key's answer for row-major tensors of several shapes: the shape they broadcast to,
         and the walk the planner makes of it, ("broadcast", sizes, masks, expanded, standard). Its
         dims of two elements or more group into runs of the dims along which the same tensors are
         broadcast (coalesced, as call.coalesce merges them); `sizes` holds each run's elements and
@@ -455,7 +455,7 @@ class PointwiseFunction:
         tensor's strides broadcast to the shape where some dim of it has size 1 (else None, as
         they do not matter then); `standard`: the shape's row-major strides. None for one run."""
         shapes = [tuple(t.shape) for t in tensors]
-        for tensor, own in zip(tensors, shapes):  # _dense_key checked their devices
+        for tensor, own in zip(tensors, shapes):  # _class_key checked their devices
             if tensor.stride() != call.row_major_strides(own):
                 return None
         rank = max(map(len, shapes))
@@ -486,9 +486,9 @@ class PointwiseFunction:
         walk = ("broadcast", tuple(run[1] for run in runs), masks, expanded, call.row_major_strides(shape))
         return (parts, device, "broadcast"), shape, device, walk
 
-    def _learn_dense(self, dense, plan, spec):
+    def _learn_class(self, dense, plan, spec):
         """Keep a fully planned dense call's specialization (less its size-dependent choices) for
-        its class (`dense`, _dense_key's): the template _dense_plan starts from, where the planner
+        its class (`dense`, _class_key's): the template _class_plan starts from, where the planner
         walked as the class does (one flat walk; the runs of a broadcast, each tensor's strides
         those of its mask)."""
         walk = dense[3]
@@ -504,19 +504,19 @@ class PointwiseFunction:
             plan.sizes, [o.strides for o in inputs + outputs], None, inputs, outputs)
         read = tuple((o.tensor.dtype.itemsize, mask) for o, mask in zip(inputs, masks)
                      if o.label in self._read_params)
-        template = DenseTemplate(dataclasses.replace(spec, approximate=()), dict(plan.vtypes), element_bytes,
+        template = ClassTemplate(dataclasses.replace(spec, approximate=()), dict(plan.vtypes), element_bytes,
                                  sum(o.tensor.dtype.itemsize for o in outputs), read)
         if gathered or not vectors or moved != template.moved_bytes(sizes):
-            return  # not the walk DenseTemplate.moved_bytes describes
-        if len(self._dense_templates) >= MAX_RECIPES:
-            self._dense_templates.clear()
-        self._dense_templates[dense[0]] = template
+            return  # not the walk ClassTemplate.moved_bytes describes
+        if len(self._class_templates) >= MAX_RECIPES:
+            self._class_templates.clear()
+        self._class_templates[dense[0]] = template
 
-    def _dense_plan(self, dense, args):
-        """(plan, spec) of a dense call (`dense`, _dense_key's) from its class's template, making
+    def _class_plan(self, dense, args):
+        """(plan, spec) of a dense call (`dense`, _class_key's) from its class's template, making
         again only what depends on the size, as `plan` makes it (_class_sizes); None where the
         class has no template yet (or the arguments' kinds differ)."""
-        template = self._dense_templates.get(dense[0])
+        template = self._class_templates.get(dense[0])
         if template is None:
             return None
         (_, shape, device, _), vtypes = dense, template.vtypes
@@ -695,13 +695,13 @@ class PointwiseFunction:
             scalar_labels=tuple(numbers))
 
     def _class_launch(self, args, dense):
-        """Launch a dense CUDA call (`args`: every parameter by position; `dense`: _dense_key's) of a
+        """Launch a dense CUDA call (`args`: every parameter by position; `dense`: _class_key's) of a
         class with a template, sized as _class_sizes sizes it, with a kernel Triton compiled for
         another size of the class (one of the same kernel_key), on a grid of this size, with no
         recipe; its result, or None where the class has no template or no such kernel is compiled
-        yet. The class key fixes every parameter's value type (_dense_plan's check): the tensors'
+        yet. The class key fixes every parameter's value type (_class_plan's check): the tensors'
         dtypes, and the numbers' types, which the kernel takes converted as the steady path does."""
-        template = self._dense_templates.get(dense[0])
+        template = self._class_templates.get(dense[0])
         if template is None:
             return None
         spec, sizes, walked, out_strides, allocated, blocks, warps, _, chosen = self._class_sizes(dense, template)
@@ -747,10 +747,10 @@ def run_strides(sizes: tuple, mask: tuple) -> list:
     return strides
 
 
-class DenseTemplate:
-    """What a dense class's calls share whatever their size (PointwiseFunction._learn_dense): its
+class ClassTemplate:
+    """What a dense class's calls share whatever their size (PointwiseFunction._learn_class): its
     specialization less the size-dependent choices (`base`), the parameters' value types, and the
-    walk's traits (_walk_traits) less the bytes moved, which DenseTemplate.moved_bytes gives; and,
+    walk's traits (_walk_traits) less the bytes moved, which ClassTemplate.moved_bytes gives; and,
     made as calls come, the specializations by their choices and the ClassLaunch of each."""
 
     def __init__(self, base, vtypes: dict, element_bytes: int, out_bytes: int, read: tuple):

@@ -658,7 +658,7 @@ def test_memoized_out_calls_decide_overlap_as_a_fresh_plan_does(device, views):
         assert torch.equal(memoized, planned)
 
 
-# -- calls planned by their class: dense tensors of one shape (PointwiseFunction._dense_plan) ----
+# -- calls planned by their class: dense tensors of one shape (PointwiseFunction._class_plan) ----
 
 
 def _dense_functions():
@@ -680,15 +680,15 @@ def _dense_functions():
             "floor_halves": (pointwise(floor_halves), 1, ()), "polar": (pointwise(polar), 2, ())}
 
 
-def _dense_plan(fn, args):
+def _class_plan(fn, args):
     """What _run asks first of a call without out=: its class's plan, or None."""
-    dense = fn._dense_key(args)
-    return None if dense is None else fn._dense_plan(dense, args)
+    dense = fn._class_key(args)
+    return None if dense is None else fn._class_plan(dense, args)
 
 
 def _same_plan(fn, args):
     """The class template's plan and specialization are the full planner's."""
-    quick = _dense_plan(fn, args)
+    quick = _class_plan(fn, args)
     assert quick is not None, [tuple(a.shape) for a in args if isinstance(a, torch.Tensor)]
     plan, spec = quick
     full_plan, full_spec = fn.plan(args, {}, None, positional=True)
@@ -699,8 +699,8 @@ def _same_plan(fn, args):
     assert ([(o.tensor.dtype, o.tensor.shape, o.tensor.stride(), o.strides) for o in plan.outputs]
             == [(o.tensor.dtype, o.tensor.shape, o.tensor.stride(), o.strides) for o in full_plan.outputs])
     # a class launch (CUDA) passes each tensor's walk strides, then the outputs': the kernel's strides
-    _, sizes, walked, out_strides, allocated, *_ = fn._class_sizes(fn._dense_key(args),
-                                                                  fn._dense_templates[fn._dense_key(args)[0]])
+    _, sizes, walked, out_strides, allocated, *_ = fn._class_sizes(fn._class_key(args),
+                                                                  fn._class_templates[fn._class_key(args)[0]])
     assert (*map(tuple, walked), *[tuple(out_strides)] * len(plan.outputs)) == kernel_strides(full_plan, full_spec)
     assert sizes == full_plan.sizes and tuple(allocated) == full_plan.outputs[0].tensor.stride()
 
@@ -721,7 +721,7 @@ def test_a_dense_call_of_a_new_shape_plans_as_the_full_planner_does(name, dtype,
 
     first = tensors((64,))
     fn(*first, *numbers)
-    assert fn._dense_templates, "the first dense call leaves its class's template"
+    assert fn._class_templates, "the first dense call leaves its class's template"
     for shape in [(2,), (1000,), (1024,), (3, 5), (4, 1, 3), (1, 1, 7), (2, 3, 4, 5), (4096,), (33, 31)]:
         args = (*tensors(shape), *numbers)
         _same_plan(fn, args)
@@ -767,7 +767,7 @@ def test_a_call_with_a_bias_of_a_new_shape_plans_as_the_full_planner_does(name, 
                 assert value.shape == torch.Size(shape) and value.is_contiguous()
                 _bitwise_equal(value, expected)
     column = values((6, 1))  # broadcast along each row: a class of its own, with no template yet
-    assert _dense_plan(fn, (values((6, 5)), column, *numbers)) is None
+    assert _class_plan(fn, (values((6, 5)), column, *numbers)) is None
     fn(values((64, 16)), values((64, 1)), *numbers)
     _same_plan(fn, (values((6, 5)), column, *numbers))
     # a bias of more dims than the batch widens the result: (6, 5) beside (1, 1, 5) gives (1, 6, 5),
@@ -776,12 +776,12 @@ def test_a_call_with_a_bias_of_a_new_shape_plans_as_the_full_planner_does(name, 
     _same_plan(fn, wider)
     got = fn(*wider)
     assert (got[0] if isinstance(got, tuple) else got).shape == (1, 6, 5)
-    assert _dense_plan(fn, (values((6, 5)), values((5, 6)).t()[0], *numbers)) is None  # a strided bias
+    assert _class_plan(fn, (values((6, 5)), values((5, 6)).t()[0], *numbers)) is None  # a strided bias
     # an empty batch beside its per-row column (a class with a template): the planner's, which
     # launches nothing (a class launch would ask CUDA for a grid of no programs)
     empty = (torch.zeros((0, 5), dtype=dtype, device=device), torch.zeros((0, 1), dtype=dtype, device=device),
              *numbers)  # row-major strides (an op's empty result may have others)
-    assert _dense_plan(fn, empty) is None
+    assert _class_plan(fn, empty) is None
     got = fn(*empty)
     assert all(value.shape == (0, 5) for value in (got if isinstance(got, tuple) else (got,)))
 
@@ -837,9 +837,9 @@ def test_calls_with_per_row_columns_and_biases_plan_as_the_full_planner_does(dty
                            [[KINDS[kind](shape, k) for kind in kinds] for shape, k in sizes])
     x, bias = values((2, 6, 5)), values((5,))
     # walks of three runs: classes of their own, with no template learned yet
-    assert _dense_plan(fn, (x, values((1, 6, 1)), bias)) is None
-    assert _dense_plan(fn, (x, values((2, 1, 1)), bias)) is None
-    assert _dense_plan(fn, (x, values((2, 6, 1)), bias)) is not None
+    assert _class_plan(fn, (x, values((1, 6, 1)), bias)) is None
+    assert _class_plan(fn, (x, values((2, 1, 1)), bias)) is None
+    assert _class_plan(fn, (x, values((2, 6, 1)), bias)) is not None
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=lambda d: str(d)[6:])
@@ -861,17 +861,17 @@ def test_calls_broadcast_along_middle_dims_plan_as_the_full_planner_does(dtype, 
 
 def test_calls_that_are_not_dense_or_of_another_class_take_the_full_planner(device):
     """A broadcast, a transposed tensor, tensors on 0 or 1 elements, and another class (dtype, a
-    number's type, alignment) have no template: _dense_plan says None and the planner runs."""
+    number's type, alignment) have no template: _class_plan says None and the planner runs."""
     fn, _, _ = _dense_functions()["add_scaled"]
     x = torch.randn(8, 16, device=device)
     fn(x, x, 0.5)
-    assert _dense_plan(fn, (x, x, 2.0)) is not None
-    assert _dense_plan(fn, (x, x[0], 2.0)) is None  # broadcast
-    assert _dense_plan(fn, (x, torch.randn(16, 8, device=device).t(), 2.0)) is None  # transposed
-    assert _dense_plan(fn, (x[:, ::2].contiguous(), x[:, ::2], 2.0)) is None  # strided
+    assert _class_plan(fn, (x, x, 2.0)) is not None
+    assert _class_plan(fn, (x, x[0], 2.0)) is None  # broadcast
+    assert _class_plan(fn, (x, torch.randn(16, 8, device=device).t(), 2.0)) is None  # transposed
+    assert _class_plan(fn, (x[:, ::2].contiguous(), x[:, ::2], 2.0)) is None  # strided
     one = torch.randn(1, device=device)
-    assert _dense_plan(fn, (one, one, 2.0)) is None
-    assert _dense_plan(fn, (x.double(), x.double(), 2.0)) is None  # no float64 template yet
-    assert _dense_plan(fn, (x, x, 2)) is None  # an int where a float was: another class
+    assert _class_plan(fn, (one, one, 2.0)) is None
+    assert _class_plan(fn, (x.double(), x.double(), 2.0)) is None  # no float64 template yet
+    assert _class_plan(fn, (x, x, 2)) is None  # an int where a float was: another class
     unaligned = torch.randn(8 * 16 + 1, device=device)[1:].view(8, 16)
-    assert _dense_plan(fn, (unaligned, x, 2.0)) is None
+    assert _class_plan(fn, (unaligned, x, 2.0)) is None
