@@ -776,13 +776,19 @@ def tile_blocks(sizes: list, tile, elements: int = 4096) -> tuple:
 
 
 def launch_grid(plan: CallPlan, tile, two_dimensional: bool = False) -> tuple:
-    """The plan's launch grid: (tiles along the inner run, tile rows) for a tile kernel on a
-    two-dimensional grid, else (programs,): its tiles, or BLOCK-sized runs of its elements."""
+    """The plan's launch grid (walk_grid's)."""
+    return walk_grid(plan.sizes, plan.numel, plan.blocks, tile, two_dimensional)
+
+
+def walk_grid(sizes, numel: int, blocks: tuple, tile, two_dimensional: bool = False) -> tuple:
+    """The launch grid of a walk of these sizes (after coalescing): (tiles along the inner run,
+    tile rows) for a tile kernel on a two-dimensional grid, else (programs,): its tiles, or
+    BLOCK-sized runs of its elements."""
     if tile and two_dimensional:
-        return tile_columns(plan.sizes, tile, plan.blocks), tile_rows(plan.sizes, tile, plan.blocks)
+        return tile_columns(sizes, tile, blocks), tile_rows(sizes, tile, blocks)
     if tile:
-        return (tile_grid(plan.sizes, tile, plan.blocks),)
-    return (-(-plan.numel // plan.blocks[0]),)
+        return (tile_grid(sizes, tile, blocks),)
+    return (-(-numel // blocks[0]),)
 
 
 def tile_columns(sizes: list, tile, blocks) -> int:

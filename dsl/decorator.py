@@ -15,8 +15,8 @@ import torch
 from torch._subclasses.fake_tensor import is_fake
 
 from tritonize import approximations, cache, call, display, log, torch_ops
-from tritonize.launch import direct_launcher, extern_libs, flat_launcher, integer_class, three_dims
-from tritonize.errors import ArgumentCountError, CallError, OutArgumentError, UnsupportedSyntax
+from tritonize.launch import direct_launcher, extern_libs, grid_launcher, integer_class, three_dims
+from tritonize.errors import ArgumentCountError, BroadcastError, CallError, OutArgumentError, UnsupportedSyntax
 from tritonize.passes import (ParamSpec, Specialization, derive_backward, generate_module, infer_output_types,
                               run_frontend)
 from tritonize.passes.ast_tools import names_read
@@ -78,9 +78,9 @@ class PointwiseFunction:
         self._computed: dict[tuple, list] = {}
         self._recipes: dict[tuple, LaunchRecipe] = {}
         self._out_recipes: dict[tuple, LaunchRecipe] = {}  # calls with out=, keyed by the outputs too
-        # a dense call's plan, by dtypes and alignment, not shapes (see _class_plan)
+        # a call's plan by its class (dtypes, alignment, the walk's structure), not its shape (see _class_plan)
         self._class_templates: dict[tuple, ClassTemplate] = {}
-        # signatures of dense CUDA calls launched once by their class, with no recipe (see _run)
+        # signatures of CUDA calls launched once by their class, with no recipe (see _run)
         self._seen: dict[tuple, None] = {}
         # Triton's compiled kernels by what they were compiled for (LaunchRecipe.kernel_key): a
         # recipe of a new shape whose kernel is among them launches it directly at once
@@ -185,21 +185,21 @@ class PointwiseFunction:
                 pointers = [a.data_ptr() for a in (*args, *outputs) if isinstance(a, torch.Tensor)]
                 if recipe is not None and recipe.write(args, pointers, outputs):
                     return recipe.finish(outputs)
-        dense = self._class_key(args) if out is None else None
-        if dense is not None and dense[2].type == "cuda" and DIRECT_LAUNCH and key not in self._seen:
+        classed = self._class_key(args) if out is None else None
+        if classed is not None and classed[2].type == "cuda" and DIRECT_LAUNCH and key not in self._seen:
             # A shape seen for the first time launches by its class, with no recipe: many shapes
             # come once (a growing sequence, a varying batch), and a recipe kept for each made
             # that call ~40% dearer (its construction, arming its launcher, and the garbage
             # collector's passes over the recipes kept). A shape that comes again gets its recipe.
-            launched = self._class_launch(args, dense)
+            launched = self._class_launch(args, classed)
             if launched is not None:
                 self._remember(self._seen, key, None)
                 return launched
-        planned = self._class_plan(dense, args) if dense is not None else None
+        planned = self._class_plan(classed, args) if classed is not None else None
         if planned is None:
             plan, spec = self.plan(args, {}, out, positional=True)
-            if dense is not None:
-                self._learn_class(dense, plan, spec)
+            if classed is not None:
+                self._learn_class(classed, plan, spec)
         else:
             plan, spec = planned
         recipe, launched = self._launch_planned(plan, spec)
@@ -399,23 +399,26 @@ class PointwiseFunction:
                        dependent_launch=dependent)
         return moved, blocks, warps, choices
 
-    # -- calls whose tensors are dense, planned by their class -----------------------------------
+    # -- calls planned by their class ------------------------------------------------------------
     # A call whose shape no call had before misses the steady path's memo (its key holds shapes)
     # and plans afresh: 174 us a call on an H100 host where every call brings a new length, eager
     # 7 (benchmarks/results/experiment_new_shapes_h100.txt). Where every tensor argument is dense
     # (contiguous, row-major strides) and of one shape, the plan is a flat walk of numel elements
     # whatever the shape; where their shapes broadcast (a bias beside a batch of rows, a per-row
     # scale, a rotary embedding's (s, 1, d) beside (s, h, d)), it is a walk of the runs of dims
-    # along which the same tensors are broadcast. So a plan made once per class (dtypes, alignment,
-    # each tensor's runs, number types and device) serves every size: only the size-dependent
-    # choices are made again.
+    # along which the same tensors are broadcast. Other layouts (transposed, permuted, sliced) are
+    # walked as the planner walks them (_layout_key): their specialization depends on the walk's
+    # rank, tile and broadcast dims, not on its sizes. So a plan made once per class (dtypes,
+    # alignment, the walk's structure, number types and device) serves every size: only the
+    # size-dependent choices are made again.
 
     def _class_key(self, args):
-        """(class key, shape, device, walk) where every tensor argument is a plain tensor with
-        row-major strides on one device and either all are of one shape of two elements or more
-        (walk ("flat", strides)), or their shapes broadcast to a shape whose dims group into two
-        or more runs, each tensor broadcast along the whole of a run or along none of it (walk
-        ("broadcast", ...): _broadcast_key); else None."""
+        """(class key, shape, device, walk) where every tensor argument is a plain tensor on one
+        device: where all are row-major and of one shape of two elements or more, walk ("flat",
+        strides); where they are row-major and their shapes broadcast to a shape whose dims group
+        into two or more runs, each tensor broadcast along the whole of a run or along none of it,
+        walk ("broadcast", ...) (_broadcast_key); else the planner's walk, ("layout", ...)
+        (_layout_key). None for other calls."""
         if self._ctx.read_as:
             return None
         shape = device = standard = None
@@ -430,7 +433,7 @@ class PointwiseFunction:
                 elif flat and value.shape != shape:
                     flat = False  # two shapes: perhaps a broadcast (_broadcast_key checks every tensor)
                 if flat and value.stride() != standard:
-                    return None
+                    flat = False
                 tensors.append(value)
                 parts.append((value.dtype, value.data_ptr() & 15 == 0))
             elif isinstance(value, (_Tensor, StridedView)):
@@ -439,11 +442,37 @@ class PointwiseFunction:
                 parts.append(type(value))
         if shape is None:
             return None
-        if not flat:
-            return self._broadcast_key(tensors, parts, device)
-        if math.prod(shape) < 2:
-            return None
-        return (tuple(parts), device, "flat"), shape, device, ("flat", standard)
+        if flat:
+            if math.prod(shape) < 2:
+                return None
+            return (tuple(parts), device, "flat"), shape, device, ("flat", standard)
+        return self._broadcast_key(tensors, parts, device) or self._layout_key(tensors, parts, device)
+
+    def _layout_key(self, tensors, parts, device):
+        """_class_key's answer for tensors of any strides (none 0-d, none empty, two elements or
+        more in all): the planner's walk of them, ("layout", sizes, each tensor's strides, tile,
+        the outputs' allocation strides), their dims ordered and coalesced as plan() orders and
+        coalesces them. The class key holds what the specialization depends on of the walk (its
+        rank, its tile, the dims each tensor is broadcast along) beside dtypes, alignment and
+        number types."""
+        try:
+            shape = call.broadcast_shape(dict(enumerate(t.shape for t in tensors)))
+        except BroadcastError:
+            return None  # the planner says why
+        if 0 in shape or math.prod(shape) < 2 or any(t.dim() == 0 for t in tensors):
+            return None  # empty calls launch nothing; 0-d tensors take no strides on the GPU
+        expanded = [call.expanded_strides(t, shape) for t in tensors]
+        perm = call.layout_permutation(shape, expanded)
+        # the outputs, allocated in the order perm gives, coalesce with every dim: plan() merges as here
+        sizes, walked = call.coalesce(shape, perm, expanded)
+        sizes, tile = tuple(sizes), call.choose_tile(sizes, walked)
+        if tile is not None:
+            tile = (*tile, (*[call.runs_together(sizes, strides, tile[0]) for strides in walked],
+                            *[True] * self.num_outputs))
+        masks = iter([tuple(stride == 0 for stride in strides) for strides in walked])
+        parts = tuple((*part, next(masks)) if type(part) is tuple else part for part in parts)
+        walk = ("layout", sizes, walked, tile, call.allocation_strides(shape, perm))
+        return (parts, device, "layout", len(sizes), tile), shape, device, walk
 
     def _broadcast_key(self, tensors, parts, device):
         """_class_key's answer for row-major tensors of several shapes: the shape they broadcast to,
@@ -486,46 +515,52 @@ class PointwiseFunction:
         walk = ("broadcast", tuple(run[1] for run in runs), masks, expanded, call.row_major_strides(shape))
         return (parts, device, "broadcast"), shape, device, walk
 
-    def _learn_class(self, dense, plan, spec):
-        """Keep a fully planned dense call's specialization (less its size-dependent choices) for
-        its class (`dense`, _class_key's): the template _class_plan starts from, where the planner
+    def _learn_class(self, classed, plan, spec):
+        """Keep a fully planned call's specialization (less its size-dependent choices) for its
+        class (`classed`, _class_key's): the template _class_plan starts from, where the planner
         walked as the class does (one flat walk; the runs of a broadcast, each tensor's strides
-        those of its mask)."""
-        walk = dense[3]
+        those of its mask; a layout's walk, its tile and the outputs' layout)."""
+        kind, walk = classed[3][0], classed[3]
         inputs, outputs = plan.inputs, plan.outputs
-        masks = [(False,)] * len(inputs) if walk[0] == "flat" else walk[2]
-        sizes = (plan.numel,) if walk[0] == "flat" else walk[1]
-        walked = (spec.rank == len(sizes) and plan.sizes == sizes
-                  and [o.strides for o in inputs] == [run_strides(sizes, mask) for mask in masks]
-                  and all(o.strides == list(call.row_major_strides(sizes)) for o in outputs))
-        if not walked or spec.tile is not None:
+        if kind == "layout":
+            _, sizes, expected, tile, allocated = walk
+            masks = [tuple(stride == 0 for stride in strides) for strides in expected]
+        else:
+            masks = [(False,)] * len(inputs) if kind == "flat" else walk[2]
+            sizes = (plan.numel,) if kind == "flat" else walk[1]
+            expected, tile = [run_strides(sizes, mask) for mask in masks], None
+        walked = (spec.rank == len(sizes) and plan.sizes == sizes and spec.tile == tile
+                  and [o.strides for o in inputs] == expected
+                  and all(o.strides == list(call.row_major_strides(sizes)) for o in outputs)
+                  and (kind != "layout" or all(o.tensor.stride() == tuple(allocated) for o in outputs)))
+        if not walked:
             return
         gathered, element_bytes, vectors, moved = self._walk_traits(
-            plan.sizes, [o.strides for o in inputs + outputs], None, inputs, outputs)
+            plan.sizes, [o.strides for o in inputs + outputs], spec.tile, inputs, outputs)
         read = tuple((o.tensor.dtype.itemsize, mask) for o, mask in zip(inputs, masks)
                      if o.label in self._read_params)
         template = ClassTemplate(dataclasses.replace(spec, approximate=()), dict(plan.vtypes), element_bytes,
                                  sum(o.tensor.dtype.itemsize for o in outputs), read)
-        if gathered or not vectors or moved != template.moved_bytes(sizes):
-            return  # not the walk ClassTemplate.moved_bytes describes
+        if (kind != "layout" and (gathered or not vectors)) or moved != template.moved_bytes(sizes):
+            return  # not the walk _class_sizes and ClassTemplate.moved_bytes describe
         if len(self._class_templates) >= MAX_RECIPES:
             self._class_templates.clear()
-        self._class_templates[dense[0]] = template
+        self._class_templates[classed[0]] = template
 
-    def _class_plan(self, dense, args):
-        """(plan, spec) of a dense call (`dense`, _class_key's) from its class's template, making
+    def _class_plan(self, classed, args):
+        """(plan, spec) of a call (`classed`, _class_key's) from its class's template, making
         again only what depends on the size, as `plan` makes it (_class_sizes); None where the
         class has no template yet (or the arguments' kinds differ)."""
-        template = self._class_templates.get(dense[0])
+        template = self._class_templates.get(classed[0])
         if template is None:
             return None
-        (_, shape, device, _), vtypes = dense, template.vtypes
+        (_, shape, device, _), vtypes = classed, template.vtypes
         kernel_values = {}
         for param, value in zip(self._params, args):
             vtype, kernel_values[param] = call.classify(param, value, self._ctx.scalar_annotations.get(param))
             if vtype != vtypes[param]:
                 return None
-        spec, sizes, walked, out_strides, allocated, blocks, warps, moved, _ = self._class_sizes(dense, template)
+        spec, sizes, walked, out_strides, allocated, blocks, warps, moved, _ = self._class_sizes(classed, template)
         tensors = [(p, v) for p, v in kernel_values.items() if type(v) is _Tensor]
         inputs = [call.Operand(p, v, strides) for (p, v), strides in zip(tensors, walked)]
         outputs = [call.Operand(label, torch.empty_strided(shape, allocated, dtype=dtype, device=device),
@@ -534,27 +569,35 @@ class PointwiseFunction:
                              blocks, warps, moved)
         return plan, spec
 
-    def _class_sizes(self, dense, template) -> tuple:
-        """What a dense call of a class with a template makes again for its size, as `plan` makes
+    def _class_sizes(self, classed, template) -> tuple:
+        """What a call of a class with a template makes again for its size, as `plan` makes
         it: (spec, sizes, each input's strides, the outputs' strides (of the walk), the outputs'
         allocation strides, blocks, warps, bytes moved, the key of spec in template.specs). The
         specialization's size-dependent choices: the dependent launch, index width, masks,
-        eviction, and the approximations."""
-        _, shape, device, walk = dense
+        eviction, and the approximations (and a layout's launch shape: gathered loads, vectors)."""
+        _, shape, device, walk = classed
         numel = math.prod(shape)
-        if walk[0] == "flat":
-            sizes, out_strides, standard = (numel,), [1], walk[1]
-            expanded, walked = [standard] * template.tensor_count, [[1] for _ in range(template.tensor_count)]
+        tile, gathered, vectors = None, False, True  # a flat or broadcast walk reads every input in lines
+        if walk[0] == "layout":
+            _, sizes, walked, tile, allocated = walk
+            out_strides = list(call.row_major_strides(sizes))
+            gathered = tile is None and call.gathers(walked)
         else:
-            _, sizes, masks, expanded, standard = walk
-            walked, out_strides = [run_strides(sizes, mask) for mask in masks], list(call.row_major_strides(sizes))
-        if 1 in shape:  # a size-1 dim's place in the outputs' layout follows the operands' strides
-            allocated = call.allocation_strides(shape, call.layout_permutation(shape, expanded))
-        else:  # where every dim holds two elements or more, the row-major tensors order them row-major
-            allocated = standard
+            if walk[0] == "flat":
+                sizes, out_strides, allocated = (numel,), [1], walk[1]
+                expanded, walked = [allocated] * template.tensor_count, [[1] for _ in range(template.tensor_count)]
+            else:
+                _, sizes, masks, expanded, allocated = walk
+                walked = [run_strides(sizes, mask) for mask in masks]
+                out_strides = list(call.row_major_strides(sizes))
+            if 1 in shape:  # a size-1 dim's place in the outputs' layout follows the operands' strides
+                allocated = call.allocation_strides(shape, call.layout_permutation(shape, expanded))
+            # where every dim holds two elements or more, the row-major tensors order them row-major
+        strides = walked + [out_strides] * len(template.out_labels)
+        if tile is not None:
+            vectors = call.tile_vectors(list(sizes), tile, strides)
         moved, blocks, warps, choices = self._size_choices(
-            device, sizes, walked + [out_strides] * len(template.out_labels), None, False, template.element_bytes,
-            True, template.moved_bytes(sizes))
+            device, sizes, strides, tile, gathered, template.element_bytes, vectors, template.moved_bytes(sizes))
         specs, chosen = template.specs, tuple(choices.values())
         spec = specs.get(chosen)
         if spec is None:  # dataclasses.replace takes ~4 us: one specialization per set of choices
@@ -694,27 +737,28 @@ class PointwiseFunction:
                                                          self._ctx.read_as.get(name)) for name in numbers),
             scalar_labels=tuple(numbers))
 
-    def _class_launch(self, args, dense):
-        """Launch a dense CUDA call (`args`: every parameter by position; `dense`: _class_key's) of a
+    def _class_launch(self, args, classed):
+        """Launch a CUDA call (`args`: every parameter by position; `classed`: _class_key's) of a
         class with a template, sized as _class_sizes sizes it, with a kernel Triton compiled for
         another size of the class (one of the same kernel_key), on a grid of this size, with no
         recipe; its result, or None where the class has no template or no such kernel is compiled
         yet. The class key fixes every parameter's value type (_class_plan's check): the tensors'
         dtypes, and the numbers' types, which the kernel takes converted as the steady path does."""
-        template = self._class_templates.get(dense[0])
+        template = self._class_templates.get(classed[0])
         if template is None:
             return None
-        spec, sizes, walked, out_strides, allocated, blocks, warps, _, chosen = self._class_sizes(dense, template)
+        spec, sizes, walked, out_strides, allocated, blocks, warps, _, chosen = self._class_sizes(classed, template)
         found = template.launches.get((chosen, blocks, warps))
         if found is None:
             found = template.launches[(chosen, blocks, warps)] = ClassLaunch(
                 launch=self.module_for(spec)[0].launch, **self._kernel_arguments(spec), blocks=blocks,
-                warps=warps, device=dense[2], linked=spec.toolkit_libdevice and extern_libs() is not None,
-                kernels=self._kernels)
-        shape, device = dense[1], dense[2]
+                warps=warps, tiled=spec.tile is not None, device=classed[2],
+                linked=spec.toolkit_libdevice and extern_libs() is not None, kernels=self._kernels)
+        shape, device, numel = classed[1], classed[2], math.prod(classed[1])
         outputs = [torch.empty_strided(shape, allocated, dtype=dtype, device=device) for dtype in spec.out_dtypes]
-        # every tensor of a dense walk takes its strides (none is 0-d), then the outputs theirs
-        if not found.run(args, outputs, (*walked, *[out_strides] * len(outputs)), sizes, math.prod(shape)):
+        grid = call.walk_grid(sizes, numel, blocks, spec.tile, spec.two_dimensional_grid)
+        # every tensor of a class's walk takes its strides (none is 0-d), then the outputs theirs
+        if not found.run(args, outputs, (*walked, *[out_strides] * len(outputs)), sizes, numel, grid):
             return None
         return outputs[0] if self.num_outputs == 1 else tuple(outputs)
 
@@ -748,7 +792,7 @@ def run_strides(sizes: tuple, mask: tuple) -> list:
 
 
 class ClassTemplate:
-    """What a dense class's calls share whatever their size (PointwiseFunction._learn_class): its
+    """What a class's calls share whatever their size (PointwiseFunction._learn_class): its
     specialization less the size-dependent choices (`base`), the parameters' value types, and the
     walk's traits (_walk_traits) less the bytes moved, which ClassTemplate.moved_bytes gives; and,
     made as calls come, the specializations by their choices and the ClassLaunch of each."""
@@ -808,15 +852,17 @@ def kernel_tail(strides: tuple, sizes: tuple, numel: int, blocks: tuple, tiled: 
 
 
 def kernel_key(launch, blocks: tuple, warps: int, device, linked: bool, integer_classes: tuple,
-               pointers: tuple) -> tuple:
+               tensors: tuple) -> tuple:
     """What Triton's compiled kernel for a launch depends on beyond the module (`launch`, its
     JIT function): the block and warps, the device, whether a toolkit's libdevice is linked, each
     integer argument's class (launch.integer_class of each of kernel_tail's: sizes, strides and the
     element count; the numbers among the arguments are typed and never specialized), and each
-    pointer's (dtype, 16-byte aligned?). Specializations of equal code share a module (its file is
-    named by a hash of its code, comments aside): a tensor read as float64 loads any dtype, and a
-    kernel may link a toolkit's libdevice or Triton's. Launches of one key run one compiled kernel."""
-    return launch, blocks, warps, device, linked, integer_classes, pointers
+    pointer's (dtype, 16-byte aligned?), of the `tensors` it points into (the inputs, then the
+    outputs). Specializations of equal code share a module (its file is named by a hash of its
+    code, comments aside): a tensor read as float64 loads any dtype, and a kernel may link a
+    toolkit's libdevice or Triton's. Launches of one key run one compiled kernel."""
+    return (launch, blocks, warps, device, linked, integer_classes,
+            tuple((t.dtype, t.data_ptr() % 16 == 0) for t in tensors))
 
 
 class KernelArguments:
@@ -830,29 +876,28 @@ class KernelArguments:
 
 
 class ClassLaunch(KernelArguments):
-    """The launch of a dense class's calls of one specialization, block and warps, whatever
-    their size (PointwiseFunction._class_launch): a call's grid and integer arguments are its
-    own, and its kernel is the one Triton compiled for another call of the same kernel_key,
-    launched directly (launch.flat_launcher). No recipe is kept per size."""
+    """The launch of a class's calls of one specialization, block and warps, whatever their size
+    (PointwiseFunction._class_launch): a call's grid and integer arguments are its own, and its
+    kernel is the one Triton compiled for another call of the same kernel_key, launched directly
+    (launch.grid_launcher). No recipe is kept per size."""
 
     def __init__(self, **fields):
         self.__dict__.update(fields)
-        self.launchers = {}  # flat_launcher's launch functions by the integer classes of kernel_tail
+        self.launchers = {}  # grid_launcher's launch functions by the integer classes of kernel_tail
 
-    def run(self, args, outputs, strides, sizes, numel) -> bool:
-        """Launch on these arguments (all parameters, by position) into fresh `outputs`; False
-        (nothing launched) where no kernel is compiled for their kernel_key."""
-        tail = kernel_tail(strides, sizes, numel, self.blocks, False)
+    def run(self, args, outputs, strides, sizes, numel, grid) -> bool:
+        """Launch on these arguments (all parameters, by position) into fresh `outputs` on `grid`
+        (call.walk_grid's); False (nothing launched) where no kernel is compiled for their kernel_key."""
+        tail = kernel_tail(strides, sizes, numel, self.blocks, self.tiled)
         classes = tuple(map(integer_class, tail))
         launch = self.launchers.get(classes)
         if launch is None:
             tensors = [args[i] for i in self.tensor_positions]
-            pointers = tuple((t.dtype, t.data_ptr() % 16 == 0) for t in (*tensors, *outputs))
             compiled = self.kernels.get(kernel_key(self.launch, self.blocks, self.warps, self.device, self.linked,
-                                                   classes, pointers))
-            # None, too, where Triton's launcher is not one flat_launcher knows or a profiler's hook
+                                                   classes, (*tensors, *outputs)))
+            # None, too, where Triton's launcher is not one grid_launcher knows or a profiler's hook
             # is registered (not kept: the hook may go)
-            launch = flat_launcher(compiled, self.device) if compiled is not None else None
+            launch = grid_launcher(compiled, self.device) if compiled is not None else None
             if launch is None:
                 return False
             self.launchers[classes] = launch
@@ -861,8 +906,8 @@ class ClassLaunch(KernelArguments):
             return False
         if _several_gpus() and self.device.index != torch.cuda.current_device():
             return False  # the launcher launches on the current device's context (LaunchRecipe.run's way)
-        launch(-(-numel // self.blocks[0]), (*[args[i].data_ptr() for i in self.tensor_positions], *written,
-                                             *self.kernel_scalars(args), *tail))
+        launch(grid[0], grid[1] if len(grid) == 2 else 1,
+               (*[args[i].data_ptr() for i in self.tensor_positions], *written, *self.kernel_scalars(args), *tail))
         return True
 
 
@@ -963,8 +1008,7 @@ class LaunchRecipe(KernelArguments):
 
     def kernel_key(self, tensors, outputs) -> tuple:
         return kernel_key(self.launch, self.blocks, self.warps, self.device, self.extern_libs is not None,
-                          tuple(map(integer_class, self.tail)),
-                          tuple((t.dtype, t.data_ptr() % 16 == 0) for t in (*tensors, *outputs)))
+                          tuple(map(integer_class, self.tail)), (*tensors, *outputs))
 
     def arm(self, compiled):
         """Launch later calls through the compiled kernel's launcher, skipping Triton's

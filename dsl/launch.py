@@ -181,9 +181,9 @@ def direct_launcher(compiled, grid: tuple, device: torch.device, knobs=None, cur
     return call
 
 
-def flat_launcher(compiled, device: torch.device, knobs=None, current_stream=None):
-    """A function `launch(programs, kernel_args)` that launches `compiled` on a one-dimensional
-    grid of `programs`, given on each call (a dense call of any size: see
+def grid_launcher(compiled, device: torch.device, knobs=None, current_stream=None):
+    """A function `launch(grid_x, grid_y, kernel_args)` that launches `compiled` on a grid of
+    grid_x by grid_y programs, given on each call (a call of a class of any size: see
     PointwiseFunction._class_launch), on the device's current stream, the kernel's arguments
     given as one tuple, pointers as ints; None where this Triton's launcher is not one it knows.
     While a launch hook is registered, each launch goes through Triton's own runner."""
@@ -193,20 +193,20 @@ def flat_launcher(compiled, device: torch.device, knobs=None, current_stream=Non
     _, layout, c_launch, between, current_stream, (runtime, enter, exit, enter_calls, exit_calls) = entry
     index = device.index
     if layout == "3.6":
-        def launch(programs, args):
+        def launch(grid_x, grid_y, args):
             if (runtime.launch_enter_hook is enter and runtime.launch_exit_hook is exit
                     and not enter_calls and not exit_calls):
-                c_launch(programs, 1, 1, current_stream(index), *between, *args)
+                c_launch(grid_x, grid_y, 1, current_stream(index), *between, *args)
             else:
-                compiled[(programs, 1, 1)](*args)
+                compiled[(grid_x, grid_y, 1)](*args)
         return launch
 
-    def launch(programs, args):
+    def launch(grid_x, grid_y, args):
         if (runtime.launch_enter_hook is enter and runtime.launch_exit_hook is exit
                 and not enter_calls and not exit_calls):
-            c_launch(programs, 1, 1, current_stream(index), *between, args)
+            c_launch(grid_x, grid_y, 1, current_stream(index), *between, args)
         else:
-            compiled[(programs, 1, 1)](*args)
+            compiled[(grid_x, grid_y, 1)](*args)
     return launch
 
 

@@ -14,7 +14,7 @@ import triton
 
 import tritonize
 from tritonize.decorator import signature_key
-from tritonize.launch import (direct_launcher, extern_libs, flat_launcher, integer_class, launcher_layout,
+from tritonize.launch import (direct_launcher, extern_libs, grid_launcher, integer_class, launcher_layout,
                               toolkit_libdevice)
 
 
@@ -114,23 +114,23 @@ def test_a_registered_hook_sees_every_launch(launcher):
 
 @pytest.mark.parametrize("launcher, expected", [
     (Launcher36, [(40, 1, 1, 78, 1234, False, True, None, None, (4, 1, 0), None, None, None, 111, 5),
-                  (7, 1, 1, 78, 1234, False, True, None, None, (4, 1, 0), None, None, None, 222, 6)]),
+                  (7, 3, 1, 78, 1234, False, True, None, None, (4, 1, 0), None, None, None, 222, 6)]),
     (Launcher39, [(40, 1, 1, 78, 1234, False, True, (4, 1, 0), None, None, None, None, None, ("annotations",),
                    b"signature", (111, 5)),
-                  (7, 1, 1, 78, 1234, False, True, (4, 1, 0), None, None, None, None, None, ("annotations",),
+                  (7, 3, 1, 78, 1234, False, True, (4, 1, 0), None, None, None, None, None, ("annotations",),
                    b"signature", (222, 6))])])
-def test_the_flat_launcher_takes_each_launchs_grid(launcher, expected):
-    """flat_launcher's launch(programs, args): one launcher for launches of any size, each on a
-    one-dimensional grid of its own programs; with a hook registered, through Triton's runner
-    on that grid, so that the hook sees it."""
+def test_the_grid_launcher_takes_each_launchs_grid(launcher, expected):
+    """grid_launcher's launch(grid_x, grid_y, args): one launcher for launches of any size, each on
+    a grid of its own programs (one-dimensional, or two for tiles); with a hook registered, through
+    Triton's runner on that grid, so that the hook sees it."""
     knobs, compiled = Knobs(HookChain), Compiled(launcher())
-    launch = flat_launcher(compiled, DEVICE, knobs=knobs, current_stream=streams)
-    launch(40, (111, 5))
-    launch(7, (222, 6))
+    launch = grid_launcher(compiled, DEVICE, knobs=knobs, current_stream=streams)
+    launch(40, 1, (111, 5))
+    launch(7, 3, (222, 6))
     assert compiled.run.calls == expected and compiled.runner_calls == []
     knobs.runtime.launch_enter_hook.calls.append(print)
-    launch(9, (333, 7))
-    assert compiled.grids[-1] == (9, 1, 1) and compiled.runner_calls == [(333, 7)] and len(compiled.run.calls) == 2
+    launch(9, 2, (333, 7))
+    assert compiled.grids[-1] == (9, 2, 1) and compiled.runner_calls == [(333, 7)] and len(compiled.run.calls) == 2
 
 
 class Output:
@@ -196,8 +196,8 @@ def test_an_unknown_launcher_or_one_needing_scratch_is_left_to_triton(launcher):
 
 
 @pytest.mark.parametrize("launcher", [UnknownLauncher, ScratchLauncher])
-def test_the_flat_launcher_leaves_an_unknown_launcher_to_the_caller(launcher):
-    assert flat_launcher(Compiled(launcher()), DEVICE, knobs=Knobs(HookChain), current_stream=streams) is None
+def test_the_grid_launcher_leaves_an_unknown_launcher_to_the_caller(launcher):
+    assert grid_launcher(Compiled(launcher()), DEVICE, knobs=Knobs(HookChain), current_stream=streams) is None
 
 
 def test_the_installed_triton_has_a_known_layout():
@@ -351,12 +351,12 @@ def _counting_jit_runs(monkeypatch) -> list:
 
 
 @needs_cuda
-def test_a_dense_shape_seen_once_launches_by_its_class_and_keeps_no_recipe(monkeypatch):
-    """A dense call of a shape no call had (a flat walk, or rows beside a bias or a column; a number
-    among the arguments; one or two outputs) whose class has a template and whose kernel Triton
-    compiled for another size launches that kernel on a grid of its own size: torch's results, no
-    JIT run, no recipe kept; the shape seen again keeps a recipe, and the call after takes the
-    steady path."""
+def test_a_shape_seen_once_launches_by_its_class_and_keeps_no_recipe(monkeypatch):
+    """A call of a shape no call had (a flat walk, rows beside a bias or a column, a transposed
+    tensor's tiles, strided and sliced rows; a number among the arguments; one or two outputs)
+    whose class has a template and whose kernel Triton compiled for another size launches that
+    kernel on a grid of its own size: torch's results, no JIT run, no recipe kept; the shape seen
+    again keeps a recipe, and the call after takes the steady path."""
     from tritonize import pointwise
 
     jit_runs = _counting_jit_runs(monkeypatch)
@@ -373,17 +373,22 @@ def test_a_dense_shape_seen_once_launches_by_its_class_and_keeps_no_recipe(monke
         a, b = args[:2]
         return a * args[2] + b if fn is axpy else (a + b, a - b)
 
-    buffer = torch.randn(2, 80000, device="cuda")
+    buffer = torch.randn(2, 100000, device="cuda")
+    layouts = {  # rows of 64 beside a bias, a column (one value a row); other layouts of n rows of 64
+        "bias": lambda n: (buffer[0, :n * 64].view(n, 64), buffer[1, :64]),
+        "column": lambda n: (buffer[0, :n * 64].view(n, 64), buffer[1, :n].view(n, 1)),
+        "transposed": lambda n: (buffer[0, :n * 64].view(64, n).t(), buffer[1, :n * 64].view(n, 64)),  # 2-D tiles
+        "strided slice": lambda n: (buffer[0, :n * 128].view(n, 128)[:, ::2], buffer[1, :n * 64].view(n, 64)),
+        "column slice": lambda n: (buffer[0, :n * 80].view(n, 80)[:, :64], buffer[1, :n * 64].view(n, 64)),
+    }
     for fn, extra in ((axpy, (0.5,)), (sum_and_difference, ())):
-        # flat walks of sizes divisible by 16 and not (two kernels), masked; rows of 64 beside a bias,
-        # and beside a column (one value a row)
-        for first, layout in ((1000, "flat"), (1040, "flat"), (16, "bias"), (16, "column")):
+        # flat walks of sizes divisible by 16 and not (two kernels), masked; the layouts above
+        for first, layout in ((1000, "flat"), (1040, "flat"), *[(32, layout) for layout in layouts]):
             def arguments(n, scale=1.0, layout=layout):
                 numbers = [e * scale for e in extra]
                 if layout == "flat":
                     return buffer[0, :n], buffer[1, :n], *numbers
-                other = buffer[1, :64] if layout == "bias" else buffer[1, :n].view(n, 1)
-                return buffer[0, :n * 64].view(n, 64), other, *numbers
+                return *layouts[layout](n), *numbers
 
             fn(*arguments(first))  # the class's template, and its kernel, compiled
             recipes, runs = len(fn._recipes), len(jit_runs)

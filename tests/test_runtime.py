@@ -810,17 +810,25 @@ def _check_class_walks(fn, values, dtype, learned: list, cases: list):
     torch's values."""
     fn(*[values(shape) for shape in learned])  # learns the class's template
     for shapes in cases:
-        args = tuple(values(shape) for shape in shapes)
-        _same_plan(fn, args)
-        got = fn(*args)
-        assert got.shape == torch.broadcast_shapes(*shapes) and got.is_contiguous(), shapes
-        _bitwise_equal(got, pointwise(fn.scalar_function)(*args))
-        x, scale, shift = args
-        if dtype == torch.bfloat16:  # computed in float32, rounded once: within half a bfloat16 ulp
-            exact = x.double() * scale.double() + shift.double()
-            torch.testing.assert_close(got.double(), exact, rtol=2**-8, atol=1e-3)
-        else:  # torch's two ops, each rounded (the kernel contracts no fma)
-            assert torch.equal(got, x * scale + shift)
+        got = _check_affine_class_call(fn, tuple(values(shape) for shape in shapes), dtype)
+        assert got.is_contiguous(), shapes
+
+
+def _check_affine_class_call(fn, args, dtype):
+    """A call of _affine_and_values's function on `args`, of a class with a template: plan and
+    specialization the full planner's (so the output's layout too), a result of the broadcast
+    shape, a fresh function's results bit for bit, torch's values. Returns the result."""
+    _same_plan(fn, args)
+    got = fn(*args)
+    assert got.shape == torch.broadcast_shapes(*(a.shape for a in args))
+    _bitwise_equal(got, pointwise(fn.scalar_function)(*args))
+    x, scale, shift = args
+    if dtype == torch.bfloat16:  # computed in float32, rounded once: within half a bfloat16 ulp
+        exact = x.double() * scale.double() + shift.double()
+        torch.testing.assert_close(got.double(), exact, rtol=2**-8, atol=1e-3)
+    else:  # torch's two ops, each rounded (the kernel contracts no fma)
+        assert torch.equal(got, x * scale + shift)
+    return got
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int32], ids=lambda d: str(d)[6:])
@@ -857,6 +865,84 @@ def test_calls_broadcast_along_middle_dims_plan_as_the_full_planner_does(dtype, 
     for shapes in patterns.values():
         _check_class_walks(fn, values, dtype, shapes(8, 4, 16),
                            [shapes(*sizes) for sizes in [(3, 5, 7), (17, 2, 64), (2, 3, 2), (100, 12, 33)]])
+
+
+LAYOUTS = {  # (x, scale, shift) of sizes (s, h, d), from a maker of row-major values of a shape
+    "transposed": lambda v, s, h, d: (v((d, s)).t(), v((s, d)), v((d,))),
+    "transposed beside a column": lambda v, s, h, d: (v((d, s)).t(), v((s, 1)), v((1, d))),
+    "permuted": lambda v, s, h, d: (v((s, d, h)).permute(0, 2, 1), v((s, h, d)), v((s, 1, d))),
+    "rank-4 permuted": lambda v, s, h, d: (v((h, s, 2, d)).permute(1, 0, 2, 3), v((s, h, 2, d)),
+                                           v((s, h, 2, d)).permute(3, 2, 1, 0).contiguous().permute(3, 2, 1, 0)),
+    "strided slice": lambda v, s, h, d: (v((s, 2 * d))[:, ::2], v((s, d)), v((1, d))),
+    "strided slices, gathered": lambda v, s, h, d: (v((s, 2 * d + 1))[:, ::2][:, :d], v((s, 3 * d))[:, ::3], v((d,))),
+    "column slice": lambda v, s, h, d: (v((s, d + 3))[:, :d], v((s, d)), v((s, 1))),
+    "every other row": lambda v, s, h, d: (v((2 * s, d))[::2], v((s, d)), v((s, d))),
+    "expanded": lambda v, s, h, d: (v((s, 1)).expand(s, d), v((s, d)), v((d,))),
+    "all of them strided": lambda v, s, h, d: (v((h, s, 2 * d))[:, :, 1::2].transpose(0, 1),
+                                               v((s, d, h)).transpose(1, 2), v((s, h, d + 1))[..., :d]),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=lambda d: str(d)[6:])
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_calls_of_other_layouts_plan_as_the_full_planner_does(layout, dtype, device):
+    """Transposed, permuted, sliced and expanded tensors (tiled walks, gathered loads, decoded
+    indices) take their class's template after one call: the planner's walk of their dims, a
+    specialization that depends on its rank, tile and broadcast dims, sized for each call
+    (_check_affine_class_call)."""
+    fn, values = _affine_and_values(dtype, device, 23)
+    make = LAYOUTS[layout]
+    learned = make(values, 8, 4, 32)
+    fn(*learned)
+    for sizes in [(3, 5, 7), (17, 2, 64), (2, 3, 2), (100, 12, 33), (40, 4, 32)]:
+        args = make(values, *sizes)
+        if fn._class_key(args)[0] != fn._class_key(learned)[0]:
+            fn(*args)  # another class of the layout (sizes that make a tile or a run): its template
+        _check_affine_class_call(fn, args, dtype)
+
+
+@st.composite
+def _one_layout_two_sizes(draw):
+    """Three arguments' layouts (dims kept or broadcast, an order of dims in memory, a step
+    along each dim, extra elements at the end of each dim) and two sets of sizes to lay them out in."""
+    rank = draw(st.integers(1, 4))
+    layouts = []
+    for _ in range(3):
+        kept = tuple(draw(st.booleans()) or draw(st.booleans()) for _ in range(rank))
+        order = tuple(draw(st.permutations(range(rank))))
+        steps = tuple(draw(st.sampled_from([1, 1, 1, 2])) for _ in range(rank))
+        extra = tuple(draw(st.sampled_from([0, 0, 0, 1])) for _ in range(rank))
+        layouts.append((kept, order, steps, extra))
+    sizes = st.lists(st.integers(2, 9), min_size=rank, max_size=rank).map(tuple)
+    return layouts, draw(sizes), draw(sizes)
+
+
+def _laid_out(values, layout, sizes):
+    """A tensor of `sizes` (1 where the layout broadcasts) in memory as the layout says."""
+    kept, order, steps, extra = layout
+    shape = [n if keep else 1 for n, keep in zip(sizes, kept)]
+    stored = [shape[d] * steps[d] + extra[d] for d in order]  # the buffer, its dims in memory order
+    buffer = values(tuple(stored)).permute(*[order.index(d) for d in range(len(order))])
+    return buffer[tuple(slice(0, n * step, step) for n, step in zip(shape, steps))]
+
+
+@given(_one_layout_two_sizes())
+def test_any_layout_of_another_size_plans_as_the_full_planner_does(device, drawn):
+    """Differential: after one call, a call of the same layouts at other sizes gives a fresh
+    function's results bit for bit and torch's; where it is of the first call's class, its
+    class's plan and specialization are the full planner's (_check_affine_class_call)."""
+    layouts, first, second = drawn
+    fn, values = _affine_and_values(torch.float32, device, 29)
+    learned = tuple(_laid_out(values, layout, first) for layout in layouts)
+    fn(*learned)
+    args = tuple(_laid_out(values, layout, second) for layout in layouts)
+    key, learned_key = fn._class_key(args), fn._class_key(learned)
+    if key is not None and learned_key is not None and key[0] == learned_key[0]:
+        _check_affine_class_call(fn, args, torch.float32)
+    else:
+        got = fn(*args)
+        _bitwise_equal(got, pointwise(fn.scalar_function)(*args))
+        assert torch.equal(got, args[0] * args[1] + args[2])
 
 
 def test_calls_that_are_not_dense_or_of_another_class_take_the_full_planner(device):

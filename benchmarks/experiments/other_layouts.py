@@ -1,7 +1,9 @@
-"""Host time of calls whose shape changes every call in three more layouts: a column broadcast
+"""Host time of calls whose shape changes every call in more layouts: a column broadcast
 (n, 64) + (n, 1) (a per-row scale), a middle-dim broadcast (n, 4, 16) + (n, 1, 16) (a rotary
-embedding's), both dense classes since session 28, and a transposed + contiguous add
-(64, n).t() + (n, 64) (tiled: planned in full). n new on every call,
+embedding's), both dense classes since session 28, and, classes of their layout's walk since
+session 29, a transposed + contiguous add (64, n).t() + (n, 64) (tiled), a strided slice
+(n, 128)[:, ::2] + (n, 64) (gathered loads) and a column slice (n, 80)[:, :64] + (n, 64)
+(each row's start decoded). n new on every call,
 1000 calls back to back, the least of 3 rounds that take tritonize, eager and torch.compile
 (dynamic shapes, compiled on two sizes of each layout first) in turn.
 
@@ -23,6 +25,10 @@ def layouts(buffer) -> dict:
         "middle-dim broadcast": lambda n: (buffer[0, :n * ROW].view(n, 4, ROW // 4),
                                            buffer[1, :n * ROW // 4].view(n, 1, ROW // 4)),
         "transposed + contiguous": lambda n: (buffer[0, :n * ROW].view(ROW, n).t(), buffer[1, :n * ROW].view(n, ROW)),
+        "strided slice + contiguous": lambda n: (buffer[0, :n * 2 * ROW].view(n, 2 * ROW)[:, ::2],
+                                                 buffer[1, :n * ROW].view(n, ROW)),
+        "column slice + contiguous": lambda n: (buffer[0, :n * (ROW + 16)].view(n, ROW + 16)[:, :ROW],
+                                                buffer[1, :n * ROW].view(n, ROW)),
     }
 
 
@@ -30,13 +36,15 @@ def main():
     print(f"# python -m benchmarks.experiments.other_layouts ({torch.cuda.get_device_name()}, torch "
           f"{torch.__version__.split('+')[0]}): us per call, {CALLS} calls back to back, a new n every call, "
           f"least of {ROUNDS} rounds")
-    buffer = torch.randn(2, ROW * (16 + 3 * ROUNDS * 3 * CALLS), device="cuda")
+    count = len(layouts(None))
+    sizes = 3 * ROUNDS * count * CALLS  # every size used once: each system's rounds of each layout
+    buffer = torch.randn(2, 2 * ROW * (16 + sizes), device="cuda")  # 2 * ROW: the widest row a layout takes
     compiled = torch.compile(torch.add, dynamic=True)
     for arguments in layouts(buffer).values():
         for n in (100, 101):
             compiled(*arguments(n))
     systems = {"tritonize": OPS["add"].ours, "eager": torch.add, "torch.compile (dynamic)": compiled}
-    starts = iter(range(16, 16 + 3 * ROUNDS * 3 * CALLS, CALLS))  # every size used once
+    starts = iter(range(16, 16 + sizes, CALLS))
 
     for label, arguments in layouts(buffer).items():
         def one_round(fn, arguments=arguments) -> float:
@@ -50,7 +58,7 @@ def main():
             return (time.perf_counter() - began) / CALLS * 1e6
 
         best = best_in_turn({name: lambda fn=fn: one_round(fn) for name, fn in systems.items()}, ROUNDS)
-        print(f"{label:26}" + "   ".join(f"{name} {us:7.2f} us" for name, us in best.items()), flush=True)
+        print(f"{label:28}" + "   ".join(f"{name} {us:7.2f} us" for name, us in best.items()), flush=True)
 
 
 if __name__ == "__main__":
