@@ -413,8 +413,8 @@ class PointwiseFunction:
     # size-dependent choices are made again.
 
     def _class_key(self, args):
-        """(class key, shape, device, walk) where every tensor argument is a plain tensor on one
-        device: where all are row-major and of one shape of two elements or more, walk ("flat",
+        """(class key, shape, device, walk) where every tensor argument is a plain tensor of one dim
+        or more on one device: where all are row-major and of one shape of two elements or more, walk ("flat",
         strides); where they are row-major and their shapes broadcast to a shape whose dims group
         into two or more runs, each tensor broadcast along the whole of a run or along none of it,
         walk ("broadcast", ...) (_broadcast_key); else the planner's walk, ("layout", ...)
@@ -422,16 +422,20 @@ class PointwiseFunction:
         if self._ctx.read_as:
             return None
         shape = device = standard = None
-        tensors, parts, flat = [], [], True
+        tensors, parts, flat, one_shape = [], [], True, True
         for value in args:
             if type(value) is _Tensor:
                 if shape is None:
                     shape, device = tuple(value.shape), value.device
                     standard = call.row_major_strides(shape)  # calls with a size 0 are refused below
+                    if not shape:  # a 0-d tensor is loaded once, with no strides, on the GPU: the planner's
+                        return None
                 elif value.device != device:
                     return None
-                elif flat and value.shape != shape:
-                    flat = False  # two shapes: perhaps a broadcast (_broadcast_key checks every tensor)
+                elif value.shape != shape:
+                    if not value.shape:
+                        return None
+                    flat = one_shape = False  # perhaps a broadcast (_broadcast_key checks every tensor)
                 if flat and value.stride() != standard:
                     flat = False
                 tensors.append(value)
@@ -446,22 +450,27 @@ class PointwiseFunction:
             if math.prod(shape) < 2:
                 return None
             return (tuple(parts), device, "flat"), shape, device, ("flat", standard)
+        if one_shape:  # strided tensors of one shape: no broadcast
+            return self._layout_key(tensors, parts, device, shape)
         return self._broadcast_key(tensors, parts, device) or self._layout_key(tensors, parts, device)
 
-    def _layout_key(self, tensors, parts, device):
-        """_class_key's answer for tensors of any strides (none 0-d, none empty, two elements or
-        more in all): the planner's walk of them, ("layout", sizes, each tensor's strides, tile,
-        the outputs' allocation strides), their dims ordered and coalesced as plan() orders and
-        coalesces them. The class key holds what the specialization depends on of the walk (its
-        rank, its tile, the dims each tensor is broadcast along) beside dtypes, alignment and
-        number types."""
-        try:
-            shape = call.broadcast_shape(dict(enumerate(t.shape for t in tensors)))
-        except BroadcastError:
-            return None  # the planner says why
-        if 0 in shape or math.prod(shape) < 2 or any(t.dim() == 0 for t in tensors):
-            return None  # empty calls launch nothing; 0-d tensors take no strides on the GPU
-        expanded = [call.expanded_strides(t, shape) for t in tensors]
+    def _layout_key(self, tensors, parts, device, shape=None):
+        """_class_key's answer for tensors of any strides (none 0-d: _class_key refuses them; none
+        empty, two elements or more in all; `shape`: theirs, where all have one): the planner's walk of them, ("layout",
+        sizes, each tensor's strides, tile, the outputs' allocation strides), their dims ordered and
+        coalesced as plan() orders and coalesces them. The class key holds what the specialization
+        depends on of the walk (its rank, its tile, the dims each tensor is broadcast along) beside
+        dtypes, alignment and number types."""
+        if shape is None:
+            try:
+                shape = call.broadcast_shape(dict(enumerate(t.shape for t in tensors)))
+            except BroadcastError:
+                return None  # the planner says why
+            expanded = [call.expanded_strides(t, shape) for t in tensors]
+        else:  # none is broadcast: each keeps its strides
+            expanded = [list(t.stride()) for t in tensors]
+        if 0 in shape or math.prod(shape) < 2:
+            return None  # empty calls launch nothing
         perm = call.layout_permutation(shape, expanded)
         # the outputs, allocated in the order perm gives, coalesce with every dim: plan() merges as here
         sizes, walked = call.coalesce(shape, perm, expanded)

@@ -945,6 +945,22 @@ def test_any_layout_of_another_size_plans_as_the_full_planner_does(device, drawn
         assert torch.equal(got, args[0] * args[1] + args[2])
 
 
+@pytest.mark.parametrize("layout", ["flat", "bias", "transposed"])
+def test_a_0d_tensor_among_the_arguments_leaves_the_call_to_the_planner(layout, device):
+    """A 0-d tensor is loaded once, with no strides, on the GPU: a call with one (beside row-major
+    tensors of one shape, a bias's walk of two runs, a transposed tensor) has no class, and calls
+    of new shapes give torch's results. (A bias's class took one in, and its class launches passed
+    strides for it, which its kernel does not take: their kernel key never matched a compiled
+    kernel, so each such call went on to the planner.)"""
+    fn, values = _affine_and_values(torch.float32, device, 31)
+    shift = torch.tensor(0.25, device=device)
+    for n in (8, 24, 40, 56):
+        x = values((n, 16)) if layout != "transposed" else values((16, n)).t()
+        scale = values((16,)) if layout == "bias" else values((n, 16))
+        assert fn._class_key((x, scale, shift)) is None and fn._class_key((shift, x, scale)) is None
+        assert torch.equal(fn(x, scale, shift), x * scale + shift)
+
+
 def test_calls_that_are_not_dense_or_of_another_class_take_the_full_planner(device):
     """A broadcast, a transposed tensor, tensors on 0 or 1 elements, and another class (dtype, a
     number's type, alignment) have no template: _class_plan says None and the planner runs."""
