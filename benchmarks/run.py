@@ -378,25 +378,29 @@ NEW_SHAPE_CALLS = 1000
 
 def new_shape_systems(device) -> dict:
     """The adds host_new_shapes times: tritonize's, eager's, and torch.compile's with dynamic
-    shapes (compiled on two lengths first, and on two batches beside a bias, so that its dynamic
-    kernels serve every length and batch)."""
+    shapes (compiled on two lengths first, on two batches beside a bias and on two transposed
+    batches, so that its dynamic kernels serve every length and batch)."""
     compiled = torch.compile(torch.add, dynamic=True)
     for n in (1000, 1001):
         compiled(torch.randn(n, device=device), torch.randn(n, device=device))
         compiled(torch.randn(n - 990, NEW_SHAPE_ROW, device=device), torch.randn(NEW_SHAPE_ROW, device=device))
+        compiled(torch.randn(NEW_SHAPE_ROW, n - 990, device=device).t(),
+                 torch.randn(n - 990, NEW_SHAPE_ROW, device=device))
     return {"tritonize": OPS["add"].ours, "eager": torch.add, "torch.compile (dynamic)": compiled}
 
 
 NEW_SHAPE_ROW = 64
 
 
-def host_new_shapes(device, calls=NEW_SHAPE_CALLS, systems=None, row: int | None = None) -> dict:
+def host_new_shapes(device, calls=NEW_SHAPE_CALLS, systems=None, row: int | None = None,
+                    transposed: bool = False) -> dict:
     """us per call of an add whose length is new on every call (a sequence growing by one, a
     varying batch), launched back to back: each such tritonize call misses the steady path's memo,
     which is keyed by shapes. The inputs are slices of two rows of one buffer, 1024 + k elements,
     every length used once in the whole measurement; the fastest of HOST_ROUNDS rounds that take
     the systems in turn. With `row`, a batch of 16 + k rows of `row` elements and a bias of `row`
-    elements (a varying batch beside a bias), every batch size used once."""
+    elements (a varying batch beside a bias), every batch size used once; `transposed` too, the
+    batch as the transpose of (row, 16 + k) beside a row-major batch (a tiled walk)."""
     systems = systems if systems is not None else new_shape_systems(device)
     first = 1024 if row is None else 16
     count = first + calls * HOST_ROUNDS * len(systems)
@@ -408,6 +412,9 @@ def host_new_shapes(device, calls=NEW_SHAPE_CALLS, systems=None, row: int | None
         start = next(lengths)
         if row is None:
             pairs = [(buffer[0, :n], buffer[1, :n]) for n in range(start, start + calls)]
+        elif transposed:
+            pairs = [(buffer[0, :n * row].view(row, n).t(), buffer[1, :n * row].view(n, row))
+                     for n in range(start, start + calls)]
         else:
             pairs = [(buffer[0, :n * row].view(n, row), buffer[1, :row]) for n in range(start, start + calls)]
         sync()
@@ -559,6 +566,11 @@ def write_markdown(results, path):
     if batches:
         lines += [f"A new batch every call beside a bias (an add of (16 + k, {NEW_SHAPE_ROW}) and ({NEW_SHAPE_ROW},), k new "
                   "on every call; us per call): " + ", ".join(f"{k} {v:.1f}" for k, v in batches.items()) + ".", ""]
+    transposed = results.get("host new transposed batches us")
+    if transposed:
+        lines += [f"A new transposed batch every call (an add of ({NEW_SHAPE_ROW}, 16 + k).t() and (16 + k, "
+                  f"{NEW_SHAPE_ROW}), k new on every call; us per call): "
+                  + ", ".join(f"{k} {v:.1f}" for k, v in transposed.items()) + ".", ""]
     first = results.get("first call")
     if first:
         lines += [f"First call in a new process: cold caches {first['cold first call s']:.2f} s, "
@@ -697,6 +709,9 @@ def main(argv=None):
     log(f"host new shapes {results['host new shapes us']}")
     results["host new batches with a bias us"] = host_new_shapes(device, systems=systems, row=NEW_SHAPE_ROW)
     log(f"host new batches with a bias {results['host new batches with a bias us']}")
+    results["host new transposed batches us"] = host_new_shapes(device, systems=systems, row=NEW_SHAPE_ROW,
+                                                                transposed=True)
+    log(f"host new transposed batches {results['host new transposed batches us']}")
     results["first call"] = first_call(Path(__file__).parent.parent)
     log(f"first call {results['first call']}")
     results["first call, bfloat16 sigmoid"] = first_call(Path(__file__).parent.parent, "sigmoid", "bfloat16")

@@ -750,3 +750,29 @@ def test_host_new_shapes_with_a_bias_gives_every_call_a_batch_no_call_had(tmp_pa
     run.write_markdown(results, tmp_path / "latest.md")
     lines = [line for line in (tmp_path / "latest.md").read_text().splitlines() if line.startswith("A new batch")]
     assert len(lines) == 1 and all(label in lines[0] for label in systems)
+
+
+def test_host_new_shapes_transposed_gives_every_call_a_transposed_batch_no_call_had(tmp_path):
+    """With `row` and `transposed`, each call adds the transpose of a (row, n) tensor to a row-major
+    (n, row) one, n new on every call; the markdown shows the systems' times."""
+    seen = []
+
+    def recording(label):
+        def add(a, b):
+            n = a.shape[0]
+            assert a.shape == b.shape == (n, 8) and a.stride() == (1, n) and b.is_contiguous()
+            seen.append(n)
+            return a + b
+        return add
+
+    systems = {label: recording(label) for label in ("tritonize", "eager", "torch.compile (dynamic)")}
+    transposed = run.host_new_shapes("cpu", calls=5, systems=systems, row=8, transposed=True)
+    assert list(transposed) == list(systems) and all(0 < us < float("inf") for us in transposed.values())
+    assert len(seen) == 5 * run.HOST_ROUNDS * len(systems) and len(set(seen)) == len(seen)
+    results = {"gpu": "GPU", "torch": "t", "triton": "tr", "tritonize": "0", "date": "d", "command": "c",
+               "copy GB/s": 4250.0, "rows": [], "host new transposed batches us": transposed}
+    run.write_markdown(results, tmp_path / "latest.md")
+    text = (tmp_path / "latest.md").read_text().splitlines()
+    lines = [line for line in text if line.startswith("A new transposed batch")]
+    assert len(lines) == 1 and all(label in lines[0] for label in systems)
+    assert not [line for line in text if line.startswith("A new batch")]
