@@ -333,13 +333,13 @@ class PointwiseFunction:
                 label = "out" if self.num_outputs == 1 else f"out[{k}]"
                 call.check_output(label, tensor, shape, dtype, device)
                 outputs.append(call.Operand(label, tensor, list(tensor.stride())))
+            call.check_overlap(outputs, inputs)  # outputs allocated below share no memory with anything
             perm = call.layout_permutation(shape, [o.strides for o in outputs] + [i.strides for i in inputs])
         else:
             perm = call.layout_permutation(shape, [i.strides for i in inputs])
             strides = call.allocation_strides(shape, perm)
             outputs = [call.Operand(f"out{k}", torch.empty_strided(shape, strides, dtype=dtype, device=device),
                                     strides) for k, dtype in enumerate(result_dtypes)]
-        call.check_overlap(outputs, inputs)
         operands = inputs + outputs
         sizes, merged = call.coalesce(shape, perm, [o.strides for o in operands])
         for operand, strides in zip(operands, merged):
