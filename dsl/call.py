@@ -205,8 +205,14 @@ def allocation_strides(shape: tuple, perm: list) -> list:
 
 
 def row_major_strides(shape: tuple) -> tuple:
-    """torch.empty(shape)'s strides where no size is 0: row-major, the last dim innermost."""
-    return tuple(allocation_strides(shape, range(len(shape) - 1, -1, -1)))
+    """torch.empty(shape)'s strides where no size is 0: row-major, the last dim innermost
+    (allocation_strides of the dims innermost first; its own loop, as a class launch asks this
+    several times a call)."""
+    strides, running = [], 1
+    for size in reversed(shape):
+        strides.append(running)
+        running *= size
+    return tuple(reversed(strides))
 
 
 def coalesce(shape: tuple, perm: list, stride_lists: list) -> tuple[list, list]:

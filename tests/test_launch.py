@@ -803,6 +803,19 @@ def test_flat_indexed_and_fits_int32_agree_with_their_definitions(case):
         assert call.fits_int32(sizes, scaled, 64) == expected
 
 
+@given(st.lists(st.integers(0, 6), max_size=5))
+def test_row_major_strides_are_torchs(shape):
+    """call.row_major_strides, written for speed: the dims innermost first as allocation_strides
+    lays them out, and torch.empty's strides wherever no size is 0."""
+    from tritonize import call
+
+    shape = tuple(shape)
+    expected = tuple(call.allocation_strides(shape, list(range(len(shape) - 1, -1, -1))))
+    assert call.row_major_strides(shape) == expected
+    if 0 not in shape:
+        assert expected == torch.empty(shape).stride()
+
+
 @needs_cuda
 def test_dependent_flat_launches_of_light_programs_take_grown_blocks(monkeypatch):
     """A bfloat16 negation of 2^24 elements and a uint8 add of 2^25 move more than an H100's or
