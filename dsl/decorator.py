@@ -413,12 +413,12 @@ class PointwiseFunction:
     # size-dependent choices are made again.
 
     def _class_key(self, args):
-        """(class key, shape, device, walk) where every tensor argument is a plain tensor of one dim
-        or more on one device: where all are row-major and of one shape of two elements or more, walk ("flat",
+        """(class key, shape, device, walk) where every tensor argument is a plain tensor on one
+        device: where all are row-major and of one shape of two elements or more, walk ("flat",
         strides); where they are row-major and their shapes broadcast to a shape whose dims group
-        into two or more runs, each tensor broadcast along the whole of a run or along none of it,
-        walk ("broadcast", ...) (_broadcast_key); else the planner's walk, ("layout", ...)
-        (_layout_key). None for other calls."""
+        into two or more runs, each tensor broadcast along the whole of a run or along none of it
+        (a 0-d tensor along all), walk ("broadcast", ...) (_broadcast_key); else the planner's walk,
+        ("layout", ...) (_layout_key). None for other calls."""
         if self._ctx.read_as:
             return None
         shape = device = standard = None
@@ -428,13 +428,9 @@ class PointwiseFunction:
                 if shape is None:
                     shape, device = tuple(value.shape), value.device
                     standard = call.row_major_strides(shape)  # calls with a size 0 are refused below
-                    if not shape:  # a 0-d tensor is loaded once, with no strides, on the GPU: the planner's
-                        return None
-                elif value.device != device:
+                elif value.device != device:  # a 0-d CPU tensor beside GPU tensors among them: the planner's
                     return None
                 elif value.shape != shape:
-                    if not value.shape:
-                        return None
                     flat = one_shape = False  # perhaps a broadcast (_broadcast_key checks every tensor)
                 if flat and value.stride() != standard:
                     flat = False
@@ -455,12 +451,12 @@ class PointwiseFunction:
         return self._broadcast_key(tensors, parts, device) or self._layout_key(tensors, parts, device)
 
     def _layout_key(self, tensors, parts, device, shape=None):
-        """_class_key's answer for tensors of any strides (none 0-d: _class_key refuses them; none
-        empty, two elements or more in all; `shape`: theirs, where all have one): the planner's walk of them, ("layout",
-        sizes, each tensor's strides, tile, the outputs' allocation strides), their dims ordered and
-        coalesced as plan() orders and coalesces them. The class key holds what the specialization
-        depends on of the walk (its rank, its tile, the dims each tensor is broadcast along) beside
-        dtypes, alignment and number types."""
+        """_class_key's answer for tensors of any strides (none empty, two elements or more in all;
+        `shape`: theirs, where all have one): the planner's walk of them, ("layout", sizes, each
+        tensor's strides, tile, the outputs' allocation strides), their dims ordered and coalesced as
+        plan() orders and coalesces them. The class key holds what the specialization depends on of
+        the walk (its rank, its tile, the dims each tensor is broadcast along) beside dtypes,
+        alignment and number types."""
         if shape is None:
             try:
                 shape = call.broadcast_shape(dict(enumerate(t.shape for t in tensors)))
@@ -478,8 +474,7 @@ class PointwiseFunction:
         if tile is not None:
             tile = (*tile, (*[call.runs_together(sizes, strides, tile[0]) for strides in walked],
                             *[True] * self.num_outputs))
-        masks = iter([tuple(stride == 0 for stride in strides) for strides in walked])
-        parts = tuple((*part, next(masks)) if type(part) is tuple else part for part in parts)
+        parts = _masked_parts(parts, tensors, [tuple(stride == 0 for stride in strides) for strides in walked])
         walk = ("layout", sizes, walked, tile, call.allocation_strides(shape, perm))
         return (parts, device, "layout", len(sizes), tile), shape, device, walk
 
@@ -517,8 +512,7 @@ class PointwiseFunction:
             return None
         shape = tuple(shape)
         masks = list(zip(*[run[0] for run in runs]))  # each tensor's, from each run's
-        flags = iter(masks)
-        parts = tuple((*part, next(flags)) if type(part) is tuple else part for part in parts)
+        parts = _masked_parts(parts, tensors, masks)
         # the outputs' layout follows the operands' strides where some dim has size 1 (_class_sizes)
         expanded = [call.expanded_strides(t, shape) for t in tensors] if 1 in shape else None
         walk = ("broadcast", tuple(run[1] for run in runs), masks, expanded, call.row_major_strides(shape))
@@ -759,14 +753,18 @@ class PointwiseFunction:
         spec, sizes, walked, out_strides, allocated, blocks, warps, _, chosen = self._class_sizes(classed, template)
         found = template.launches.get((chosen, blocks, warps))
         if found is None:
+            tensor_params = [p for p in spec.params if p.is_tensor]
             found = template.launches[(chosen, blocks, warps)] = ClassLaunch(
                 launch=self.module_for(spec)[0].launch, **self._kernel_arguments(spec), blocks=blocks,
                 warps=warps, tiled=spec.tile is not None, device=classed[2],
-                linked=spec.toolkit_libdevice and extern_libs() is not None, kernels=self._kernels)
+                linked=spec.toolkit_libdevice and extern_libs() is not None, kernels=self._kernels,
+                # the tensors that take strides: all but 0-d ones (kernel_strides' rule)
+                strided=tuple(k for k, p in enumerate(tensor_params) if spec.has_strides(p)))
         shape, device, numel = classed[1], classed[2], math.prod(classed[1])
         outputs = [torch.empty_strided(shape, allocated, dtype=dtype, device=device) for dtype in spec.out_dtypes]
         grid = call.walk_grid(sizes, numel, blocks, spec.tile, spec.two_dimensional_grid)
-        # every tensor of a class's walk takes its strides (none is 0-d), then the outputs theirs
+        if len(found.strided) != len(walked):
+            walked = [walked[k] for k in found.strided]
         if not found.run(args, outputs, (*walked, *[out_strides] * len(outputs)), sizes, numel, grid):
             return None
         return outputs[0] if self.num_outputs == 1 else tuple(outputs)
@@ -786,6 +784,20 @@ class PointwiseFunction:
 
 
 MAX_RECIPES = 4096
+
+
+def _masked_parts(parts: list, tensors: list, masks: list) -> tuple:
+    """A class key's parts (each tensor's (dtype, aligned), each number's type) with each tensor's
+    mask of the walk's runs or dims it is broadcast along, and whether it is 0-d: a 0-d tensor is
+    loaded once, with no strides, on the GPU, where a tensor of size-1 dims is broadcast as well
+    but takes strides."""
+    flags, masked = iter(zip(masks, tensors)), []
+    for part in parts:
+        if type(part) is tuple:  # a tensor's
+            mask, tensor = next(flags)
+            part = (*part, mask, not tensor.shape)
+        masked.append(part)
+    return tuple(masked)
 
 
 def run_strides(sizes: tuple, mask: tuple) -> list:

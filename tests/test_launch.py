@@ -353,10 +353,10 @@ def _counting_jit_runs(monkeypatch) -> list:
 @needs_cuda
 def test_a_shape_seen_once_launches_by_its_class_and_keeps_no_recipe(monkeypatch):
     """A call of a shape no call had (a flat walk, rows beside a bias or a column, a transposed
-    tensor's tiles, strided and sliced rows; a number among the arguments; one or two outputs)
-    whose class has a template and whose kernel Triton compiled for another size launches that
-    kernel on a grid of its own size: torch's results, no JIT run, no recipe kept; the shape seen
-    again keeps a recipe, and the call after takes the steady path."""
+    tensor's tiles, strided and sliced rows, a 0-d tensor; a number among the arguments; one or two
+    outputs) whose class has a template and whose kernel Triton compiled for another size launches
+    that kernel on a grid of its own size: torch's results, no JIT run, no recipe kept; the shape
+    seen again keeps a recipe, and the call after takes the steady path."""
     from tritonize import pointwise
 
     jit_runs = _counting_jit_runs(monkeypatch)
@@ -380,7 +380,9 @@ def test_a_shape_seen_once_launches_by_its_class_and_keeps_no_recipe(monkeypatch
         "transposed": lambda n: (buffer[0, :n * 64].view(64, n).t(), buffer[1, :n * 64].view(n, 64)),  # 2-D tiles
         "strided slice": lambda n: (buffer[0, :n * 128].view(n, 128)[:, ::2], buffer[1, :n * 64].view(n, 64)),
         "column slice": lambda n: (buffer[0, :n * 80].view(n, 80)[:, :64], buffer[1, :n * 64].view(n, 64)),
+        "0-d": lambda n: (buffer[0, :n * 64].view(64, n).t(), zero_d),  # a 0-d tensor takes no strides
     }
+    zero_d = torch.tensor(0.75, device="cuda")
     for fn, extra in ((axpy, (0.5,)), (sum_and_difference, ())):
         # flat walks of sizes divisible by 16 and not (two kernels), masked; the layouts above
         for first, layout in ((1000, "flat"), (1040, "flat"), *[(32, layout) for layout in layouts]):

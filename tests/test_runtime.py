@@ -945,20 +945,33 @@ def test_any_layout_of_another_size_plans_as_the_full_planner_does(device, drawn
         assert torch.equal(got, args[0] * args[1] + args[2])
 
 
-@pytest.mark.parametrize("layout", ["flat", "bias", "transposed"])
-def test_a_0d_tensor_among_the_arguments_leaves_the_call_to_the_planner(layout, device):
-    """A 0-d tensor is loaded once, with no strides, on the GPU: a call with one (beside row-major
-    tensors of one shape, a bias's walk of two runs, a transposed tensor) has no class, and calls
-    of new shapes give torch's results. (A bias's class took one in, and its class launches passed
-    strides for it, which its kernel does not take: their kernel key never matched a compiled
-    kernel, so each such call went on to the planner.)"""
-    fn, values = _affine_and_values(torch.float32, device, 31)
-    shift = torch.tensor(0.25, device=device)
-    for n in (8, 24, 40, 56):
-        x = values((n, 16)) if layout != "transposed" else values((16, n)).t()
-        scale = values((16,)) if layout == "bias" else values((n, 16))
-        assert fn._class_key((x, scale, shift)) is None and fn._class_key((shift, x, scale)) is None
-        assert torch.equal(fn(x, scale, shift), x * scale + shift)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=lambda d: str(d)[6:])
+@pytest.mark.parametrize("layout", ["rows", "bias", "transposed", "column"])
+def test_a_0d_tensor_among_the_arguments_takes_its_class_too(layout, dtype, device):
+    """A 0-d tensor (torch.where's wrapped number, a learning rate kept as a tensor) beside tensors
+    of any layout is broadcast along every dim of the walk: after one call, calls of other sizes
+    take their class's template (_check_affine_class_call), in either place among the arguments.
+    Its class is not that of a tensor of size-1 dims, which takes strides where a 0-d tensor
+    (loaded once, on the GPU) takes none."""
+    fn, values = _affine_and_values(dtype, device, 31)
+    shift = torch.tensor(0.25, device=device).to(dtype)
+
+    def arguments(n):
+        x = values((16, n)).t() if layout == "transposed" else values((n, 16))
+        scale = values((16,)) if layout == "bias" else values((n, 1)) if layout == "column" else values((n, 16))
+        return x, scale
+
+    x, scale = arguments(8)
+    fn(x, scale, shift)
+    fn(shift, x, scale)
+    for n in (24, 40, 57, 3):
+        x, scale = arguments(n)
+        for args in ((x, scale, shift), (shift, x, scale)):
+            _check_affine_class_call(fn, args, dtype)
+    ones = shift.reshape(1, 1)
+    assert fn._class_key((x, scale, ones))[0] != fn._class_key((x, scale, shift))[0]
+    fn(x, scale, ones)
+    _check_affine_class_call(fn, (*arguments(33), ones), dtype)
 
 
 def test_calls_that_are_not_dense_or_of_another_class_take_the_full_planner(device):
