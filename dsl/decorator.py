@@ -753,13 +753,11 @@ class PointwiseFunction:
         spec, sizes, walked, out_strides, allocated, blocks, warps, _, chosen = self._class_sizes(classed, template)
         found = template.launches.get((chosen, blocks, warps))
         if found is None:
-            tensor_params = [p for p in spec.params if p.is_tensor]
             found = template.launches[(chosen, blocks, warps)] = ClassLaunch(
                 launch=self.module_for(spec)[0].launch, **self._kernel_arguments(spec), blocks=blocks,
                 warps=warps, tiled=spec.tile is not None, device=classed[2],
                 linked=spec.toolkit_libdevice and extern_libs() is not None, kernels=self._kernels,
-                # the tensors that take strides: all but 0-d ones (kernel_strides' rule)
-                strided=tuple(k for k, p in enumerate(tensor_params) if spec.has_strides(p)))
+                strided=strided_tensors(spec))
         shape, device, numel = classed[1], classed[2], math.prod(classed[1])
         outputs = [torch.empty_strided(shape, allocated, dtype=dtype, device=device) for dtype in spec.out_dtypes]
         grid = call.walk_grid(sizes, numel, blocks, spec.tile, spec.two_dimensional_grid)
@@ -861,9 +859,14 @@ _is_dynamo_compiling = getattr(torch.compiler, "is_dynamo_compiling", torch.comp
 
 def kernel_strides(plan, spec) -> tuple:
     """The strides the kernel takes, each tensor's (0-d inputs on the GPU take none), then the outputs'."""
-    tensor_params = [p for p in spec.params if p.is_tensor]
-    strides = [tuple(o.strides) for o, p in zip(plan.inputs, tensor_params) if spec.has_strides(p)]
+    strides = [tuple(plan.inputs[k].strides) for k in strided_tensors(spec)]
     return tuple(strides + [tuple(o.strides) for o in plan.outputs])
+
+
+def strided_tensors(spec) -> tuple:
+    """The positions, among a call's tensors, of those whose strides the kernel takes: all but
+    0-d ones on the GPU, which it loads once (Specialization.has_strides)."""
+    return tuple(k for k, p in enumerate([p for p in spec.params if p.is_tensor]) if spec.has_strides(p))
 
 
 def kernel_tail(strides: tuple, sizes: tuple, numel: int, blocks: tuple, tiled: bool) -> tuple:

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import tritonize
 from tritonize import call, pointwise
-from tritonize.decorator import kernel_strides, signature_key
+from tritonize.decorator import kernel_strides, signature_key, strided_tensors
 
 from test_semantics import _bitwise_equal
 
@@ -698,10 +698,12 @@ def _same_plan(fn, args):
     assert [(o.label, o.strides) for o in plan.inputs] == [(o.label, o.strides) for o in full_plan.inputs]
     assert ([(o.tensor.dtype, o.tensor.shape, o.tensor.stride(), o.strides) for o in plan.outputs]
             == [(o.tensor.dtype, o.tensor.shape, o.tensor.stride(), o.strides) for o in full_plan.outputs])
-    # a class launch (CUDA) passes each tensor's walk strides, then the outputs': the kernel's strides
+    # a class launch (CUDA) passes the walk strides of each tensor that takes strides (all but 0-d ones on
+    # the GPU), then the outputs': the kernel's strides
     _, sizes, walked, out_strides, allocated, *_ = fn._class_sizes(fn._class_key(args),
                                                                   fn._class_templates[fn._class_key(args)[0]])
-    assert (*map(tuple, walked), *[tuple(out_strides)] * len(plan.outputs)) == kernel_strides(full_plan, full_spec)
+    strided = [tuple(walked[k]) for k in strided_tensors(full_spec)]
+    assert (*strided, *[tuple(out_strides)] * len(plan.outputs)) == kernel_strides(full_plan, full_spec)
     assert sizes == full_plan.sizes and tuple(allocated) == full_plan.outputs[0].tensor.stride()
 
 
