@@ -3,7 +3,8 @@
 embedding's), both dense classes since session 28, and, classes of their layout's walk since
 session 29, a transposed + contiguous add (64, n).t() + (n, 64) (tiled), a strided slice
 (n, 128)[:, ::2] + (n, 64) (gathered loads) and a column slice (n, 80)[:, :64] + (n, 64)
-(each row's start decoded). n new on every call,
+(each row's start decoded), and since later in session 29 rows beside a 0-d tensor (torch.where's
+wrapped number, a scale kept as a tensor). n new on every call,
 1000 calls back to back, the least of 3 rounds that take tritonize, eager and torch.compile
 (dynamic shapes, compiled on two sizes of each layout first) in turn.
 
@@ -29,6 +30,7 @@ def layouts(buffer) -> dict:
                                                  buffer[1, :n * ROW].view(n, ROW)),
         "column slice + contiguous": lambda n: (buffer[0, :n * (ROW + 16)].view(n, ROW + 16)[:, :ROW],
                                                 buffer[1, :n * ROW].view(n, ROW)),
+        "rows + a 0-d tensor": lambda n: (buffer[0, :n * ROW].view(n, ROW), buffer[1, 0]),
     }
 
 
