@@ -700,8 +700,8 @@ def _same_plan(fn, args):
             == [(o.tensor.dtype, o.tensor.shape, o.tensor.stride(), o.strides) for o in full_plan.outputs])
     # a class launch (CUDA) passes the walk strides of each tensor that takes strides (all but 0-d ones on
     # the GPU), then the outputs': the kernel's strides
-    _, sizes, walked, out_strides, allocated, *_ = fn._class_sizes(fn._class_key(args),
-                                                                  fn._class_templates[fn._class_key(args)[0]])
+    classed = fn._class_key(args)
+    _, sizes, walked, out_strides, allocated, *_ = fn._class_sizes(classed, fn._class_templates[classed[0]])
     strided = [tuple(walked[k]) for k in strided_tensors(full_spec)]
     assert (*strided, *[tuple(out_strides)] * len(plan.outputs)) == kernel_strides(full_plan, full_spec)
     assert sizes == full_plan.sizes and tuple(allocated) == full_plan.outputs[0].tensor.stride()
