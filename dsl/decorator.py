@@ -21,7 +21,7 @@ from tritonize.passes import (ParamSpec, Specialization, derive_backward, genera
                               run_frontend)
 from tritonize.passes.ast_tools import names_read
 from tritonize.passes.math_table import costly_calls, gains_from_wide_threads, prefers_toolkit_libdevice
-from tritonize.passes.type_rules import PYTHON, SHORT_NAMES
+from tritonize.passes.type_rules import PYTHON, SHORT_NAMES, by_value_dtype
 from tritonize.promotion import normalize, output_dtype
 from tritonize.view import StridedView
 
@@ -203,15 +203,12 @@ class PointwiseFunction:
         else:
             plan, spec = planned
         recipe, launched = self._launch_planned(plan, spec)
-        # a 0-d CPU tensor joining GPU tensors is moved on each call: such calls replan
-        operands = [a for a in args if isinstance(a, (torch.Tensor, StridedView))]
-        if all(a.device == plan.device for a in operands):
-            views = any(type(a) is StridedView for a in operands)
-            if out is None:
-                self._remember(self._recipes, key, _ViewRecipe(recipe) if views else recipe)
-            elif outputs is not None and not views:
-                recipe.write_guard = call.WriteGuard(plan.sizes, plan.inputs, plan.outputs)
-                self._remember(self._out_recipes, key, recipe)
+        views = any(type(a) is StridedView for a in args)
+        if out is None:
+            self._remember(self._recipes, key, _ViewRecipe(recipe) if views else recipe)
+        elif outputs is not None and not views:
+            recipe.write_guard = call.WriteGuard(plan.sizes, plan.inputs, plan.outputs)
+            self._remember(self._out_recipes, key, recipe)
         return recipe.finish(launched)
 
     @staticmethod
@@ -323,7 +320,8 @@ class PointwiseFunction:
         bound = dict(zip(self._params, args)) if positional else self.bind(args, kwargs)
         values, vtypes, kernel_values, tensors, device, shape, result_dtypes = self._analyze(bound)
 
-        # every tensor parameter, in parameter order; a 0-d tensor has stride 0 everywhere
+        # every tensor parameter the kernel reads through a pointer, in parameter order; a 0-d
+        # tensor has stride 0 everywhere
         inputs = [call.Operand(p, t, call.expanded_strides(t, shape)) for p, t in tensors.items()]
         given = self._given_outputs(out)
 
@@ -353,7 +351,8 @@ class PointwiseFunction:
                              choices["index_dtype"], blocks, warps, moved)
         out_dtypes, result_dtypes = tuple(o.tensor.dtype for o in outputs), tuple(result_dtypes)
         spec = Specialization(
-            params=tuple(ParamSpec(p, vtypes[p], _stored_dtype(kernel_values[p], vtypes[p])) for p in self._params),
+            params=tuple(ParamSpec(p, vtypes[p], _stored_dtype(kernel_values[p], vtypes[p]),
+                                   by_value=vtypes[p].priority > 0 and p not in tensors) for p in self._params),
             out_dtypes=out_dtypes,
             rank=len(sizes), device_type=device.type,
             opmath=all(rule.opmath for rule in self.promotion), tile=tile,
@@ -418,17 +417,21 @@ class PointwiseFunction:
         strides); where they are row-major and their shapes broadcast to a shape whose dims group
         into two or more runs, each tensor broadcast along the whole of a run or along none of it
         (a 0-d tensor along all), walk ("broadcast", ...) (_broadcast_key); else the planner's walk,
-        ("layout", ...) (_layout_key). None for other calls."""
+        ("layout", ...) (_layout_key). A 0-d tensor in CPU memory is passed by value, as a number: its
+        part is its dtype, and the walk leaves it out. None for other calls."""
         if self._ctx.read_as:
             return None
         shape = device = standard = None
         tensors, parts, flat, one_shape = [], [], True, True
         for value in args:
             if type(value) is _Tensor:
+                if not value.shape and value.device.type == "cpu":  # passed by value (_by_value): like a number
+                    parts.append(value.dtype)
+                    continue
                 if shape is None:
                     shape, device = tuple(value.shape), value.device
                     standard = call.row_major_strides(shape)  # calls with a size 0 are refused below
-                elif value.device != device:  # a 0-d CPU tensor beside GPU tensors among them: the planner's
+                elif value.device != device:  # the planner says why not
                     return None
                 elif value.shape != shape:
                     flat = one_shape = False  # perhaps a broadcast (_broadcast_key checks every tensor)
@@ -564,7 +567,7 @@ class PointwiseFunction:
             if vtype != vtypes[param]:
                 return None
         spec, sizes, walked, out_strides, allocated, blocks, warps, moved, _ = self._class_sizes(classed, template)
-        tensors = [(p, v) for p, v in kernel_values.items() if type(v) is _Tensor]
+        tensors = [(p, v) for p, v in kernel_values.items() if type(v) is _Tensor and not _by_value(v)]
         inputs = [call.Operand(p, v, strides) for (p, v), strides in zip(tensors, walked)]
         outputs = [call.Operand(label, torch.empty_strided(shape, allocated, dtype=dtype, device=device),
                                 list(out_strides)) for label, dtype in zip(template.out_labels, spec.out_dtypes)]
@@ -646,9 +649,9 @@ class PointwiseFunction:
                 param, value, self._ctx.scalar_annotations.get(param), read_as.get(param))
         tensors = {p: v for p, v in kernel_values.items() if isinstance(v, (torch.Tensor, StridedView))}
         device = call.common_device(tensors)
-        for param, tensor in tensors.items():
-            if tensor.device != device:  # a 0-d CPU tensor joining GPU tensors
-                tensors[param] = kernel_values[param] = tensor.to(device)
+        # 0-d tensors in CPU memory (beside GPU tensors, or not) are passed by value (ParamSpec.by_value):
+        # they take no part in the walk
+        tensors = {p: t for p, t in tensors.items() if not _by_value(t)}
         shape = call.broadcast_shape({p: t.shape for p, t in tensors.items()})
         computed = self._computed_types(tuple(ParamSpec(p, vtypes[p]) for p in self._params))
         promoted = {p: _promotion_operand(kernel_values[p] if p in read_as else v, read_as.get(p))
@@ -723,6 +726,7 @@ class PointwiseFunction:
             out_dtypes=spec.out_dtypes, single=self.num_outputs == 1,
             extern_libs=extern_libs() if spec.toolkit_libdevice else None,
             kernels=self._kernels if plan.device.type == "cuda" else None,
+            pointer_picks=_pointer_picks(spec),
         )
         outputs = [o.tensor for o in plan.outputs]
         recipe.run([_kernel_operand(plan.kernel_values[p]) for p in self._params], outputs)
@@ -730,15 +734,17 @@ class PointwiseFunction:
 
     def _kernel_arguments(self, spec) -> dict:
         """Where the kernel's arguments come from among the call's (all parameters, by position):
-        the tensors' positions, and the numbers' positions, the types they are converted to
-        (annotations, read_as) and their names (for errors)."""
-        numbers = [p.name for p in spec.params if not p.is_tensor]
+        the pointer tensors' positions, and the numbers' positions (0-d tensors passed by value
+        among them), the types they are converted to (annotations, read_as; a tensor's value: the
+        Python kind of by_value_dtype) and their names (for errors)."""
+        numbers = [p for p in spec.params if not p.is_pointer]
         return dict(
-            tensor_positions=tuple(self._params.index(p.name) for p in spec.params if p.is_tensor),
-            scalar_positions=tuple(self._params.index(name) for name in numbers),
-            scalar_types=tuple(call.converted_number_type(self._ctx.scalar_annotations.get(name),
-                                                         self._ctx.read_as.get(name)) for name in numbers),
-            scalar_labels=tuple(numbers))
+            tensor_positions=tuple(self._params.index(p.name) for p in spec.params if p.is_pointer),
+            scalar_positions=tuple(self._params.index(p.name) for p in numbers),
+            scalar_types=tuple((float if by_value_dtype(p.loaded_dtype).is_floating_point else int) if p.by_value
+                               else call.converted_number_type(self._ctx.scalar_annotations.get(p.name),
+                                                               self._ctx.read_as.get(p.name)) for p in numbers),
+            scalar_labels=tuple(p.name for p in numbers))
 
     def _class_launch(self, args, classed):
         """Launch a CUDA call (`args`: every parameter by position; `classed`: _class_key's) of a
@@ -818,7 +824,7 @@ class ClassTemplate:
 
     def __init__(self, base, vtypes: dict, element_bytes: int, out_bytes: int, read: tuple):
         self.base, self.vtypes, self.element_bytes = base, vtypes, element_bytes
-        self.tensor_count = sum(p.is_tensor for p in base.params)
+        self.tensor_count = sum(p.is_pointer for p in base.params)
         # the bytes moved each element (the outputs', the inputs' read whole), and those moved each
         # element of the runs a mask leaves (the inputs read broadcast, their bytes by their masks)
         by_mask = {}
@@ -864,9 +870,9 @@ def kernel_strides(plan, spec) -> tuple:
 
 
 def strided_tensors(spec) -> tuple:
-    """The positions, among a call's tensors, of those whose strides the kernel takes: all but
-    0-d ones on the GPU, which it loads once (Specialization.has_strides)."""
-    return tuple(k for k, p in enumerate([p for p in spec.params if p.is_tensor]) if spec.has_strides(p))
+    """The positions, among the tensors the kernel takes pointers to, of those whose strides it
+    takes: all but 0-d ones on the GPU, which it loads once (Specialization.has_strides)."""
+    return tuple(k for k, p in enumerate([p for p in spec.params if p.is_pointer]) if spec.has_strides(p))
 
 
 def kernel_tail(strides: tuple, sizes: tuple, numel: int, blocks: tuple, tiled: bool) -> tuple:
@@ -959,7 +965,7 @@ class LaunchRecipe(KernelArguments):
     def first_writes(self, args, pointers, out) -> bool:
         """`write` until the launcher is proven: into `out` (a tensor, or a tuple or list of
         them) if the write guard allows these pointers (the tensors', then the outputs')."""
-        if not self.write_guard.allows(pointers):
+        if not self.write_guard.allows(self.kernel_pointers(pointers)):
             return False
         self.run(args, [out] if isinstance(out, torch.Tensor) else list(out))
         return True
@@ -1060,7 +1066,13 @@ class LaunchRecipe(KernelArguments):
         if self.scalar_positions:
             if self.fast_kind != "direct":
                 return self.first_calls
-            numbers = self.kernel_scalars
+            numbers, picks = self.kernel_scalars, self.pointer_picks
+            if picks is not None:
+                def call(args, pointers):
+                    out = allocate(args)
+                    fast((*[pointers[k] for k in picks[0]], out.data_ptr(), *numbers(args), *tail))
+                    return out
+                return call
 
             def call(args, pointers):
                 out = allocate(args)
@@ -1092,7 +1104,15 @@ class LaunchRecipe(KernelArguments):
             return self.first_writes
         allows, fast, tail = self.write_guard.allows, self.fast, self.tail
         if self.scalar_positions:
-            numbers = self.kernel_scalars
+            numbers, picked = self.kernel_scalars, self.kernel_pointers
+            if self.pointer_picks is not None:
+                def write(args, pointers, out):
+                    pointers = picked(pointers)
+                    if not allows(pointers):
+                        return False
+                    fast((*pointers, *numbers(args), *tail))
+                    return True
+                return write
 
             def write(args, pointers, out):
                 if not allows(pointers):
@@ -1107,6 +1127,15 @@ class LaunchRecipe(KernelArguments):
             fast((*pointers, *tail))
             return True
         return write
+
+    def kernel_pointers(self, pointers):
+        """The pointers the kernel takes among the steady path's (each tensor argument's, then each
+        output's): all but those of 0-d tensors passed by value (pointer_picks, _pointer_picks')."""
+        picks = self.pointer_picks
+        if picks is None:
+            return pointers
+        inputs, count = picks
+        return (*[pointers[k] for k in inputs], *pointers[count:])
 
     def allocator(self, sample):
         """(like, allocate): the cheapest way to allocate the output from the arguments (the
@@ -1135,6 +1164,21 @@ class _ViewRecipe:
 
     def __call__(self, args):
         return self.recipe([_kernel_operand(a) for a in args])
+
+
+def _pointer_picks(spec):
+    """Where a call has 0-d tensors passed by value (ParamSpec.by_value): which of its tensor
+    arguments the kernel takes pointers to (their positions among them) and how many tensor
+    arguments it has; else None. The steady path gathers every tensor argument's pointer."""
+    tensors = [p for p in spec.params if p.is_tensor]
+    if all(p.is_pointer for p in tensors):
+        return None
+    return tuple(k for k, p in enumerate(tensors) if p.is_pointer), len(tensors)
+
+
+def _by_value(tensor) -> bool:
+    """Is this tensor passed to kernels by its value (ParamSpec.by_value): 0-d, in CPU memory?"""
+    return tensor.device.type == "cpu" and not tensor.shape
 
 
 def _kernel_operand(value):

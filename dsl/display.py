@@ -77,7 +77,8 @@ def describe_params(spec) -> str:
     for p in spec.params:
         if p.is_tensor:
             zero_dim = " 0-d" if p.vtype.priority == 1 else ""
-            parts.append(f"{p.name}: {dtype_name(p.loaded_dtype)}{zero_dim} tensor{p.read_note}")
+            by_value = " by value" if p.by_value else ""
+            parts.append(f"{p.name}: {dtype_name(p.loaded_dtype)}{zero_dim} tensor{by_value}{p.read_note}")
         else:
             parts.append(f"{p.name}: Python {_PYTHON_KIND[p.vtype.dtype]}")
     return ", ".join(parts)
@@ -174,8 +175,13 @@ def explain(function, args, kwargs, out) -> Text:
     def row(label, text):
         rows.append((label, text))
 
+    by_value = {p.name for p in spec.params if p.by_value}
     for name, value in plan.kernel_values.items():
-        if isinstance(value, torch.Tensor):
+        if name in by_value:
+            row(f"argument {name}", f"{dtype_name(value.dtype)} 0-d tensor in CPU memory, passed by value (the "
+                                    f"kernel takes its value, {value.item()!r}, as a number, and does not "
+                                    f"depend on it)")
+        elif isinstance(value, torch.Tensor):
             kind = "0-d tensor" if plan.vtypes[name].priority == 1 else "tensor"
             row(f"argument {name}", f"{dtype_name(value.dtype)} {kind}, shape {tuple(value.shape)}, "
                                     f"strides {tuple(value.stride())}")

@@ -1,5 +1,6 @@
 """Wrap the lowered body in a rank-specialized, tuple-free Triton kernel: a pointer and one
-stride argument per dim for every tensor, one size argument per dim, a flat task id decoded
+stride argument per dim for every tensor (a 0-d tensor in CPU memory: its value, a number
+argument), one size argument per dim, a flat task id decoded
 to a multi-index right to left, masked loads and stores (no masks where the blocks cover the
 tasks exactly, nor in the whole blocks of a flat walk); tensors dense in the walk's order are
 addressed by the task id itself. Leaves the body as it is.
@@ -14,7 +15,7 @@ import torch
 
 from tritonize.passes.ast_tools import NameAllocator, assign, comment, expr, name, names_read, stmt
 from tritonize.passes.lower_to_triton import Lowered, cast_value
-from tritonize.passes.type_rules import compute_dtype, dtype_name, triton_dtype
+from tritonize.passes.type_rules import by_value_dtype, compute_dtype, dtype_name, triton_dtype
 
 # names the generated module defines at top level; user variables are renamed around them
 MODULE_NAMES = {"tl", "triton", "libdevice", "tl_cuda", "InterpretedFunction", "launch", "math"}
@@ -50,7 +51,7 @@ class BuildKernel:
         self.group_index = None
         tensors, scalars = [], []
         for param in spec.params:
-            if param.is_tensor:
+            if param.is_pointer:
                 has_strides = spec.has_strides(param)
                 strides = [fresh(f"{param.name}_stride{d}") for d in range(rank)] if has_strides else []
                 tensors.append((param.name, fresh(f"{param.name}_ptr"), strides))
@@ -112,15 +113,17 @@ class BuildKernel:
             statements.append(comment("every load is issued: a dependent launch after this one may start; "
                                       "it waits for these stores in its own gdc_wait"))
             statements.append(stmt("tl_cuda.gdc_launch_dependents()"))
+        by_value = [p for p in spec.params if p.by_value]
+        if by_value:
+            statements.append(comment(f"{', '.join(p.name for p in by_value)}: 0-d tensor{'s' * (len(by_value) > 1)} "
+                                      f"in CPU memory, passed by value"))
         for (param, arg) in scalars:
-            vtype = next(p.vtype for p in spec.params if p.name == param)
+            param_spec = next(p for p in spec.params if p.name == param)
+            if param_spec.by_value:
+                statements.append(assign(param, self.by_value(param_spec, arg)))
+                continue
             # Python numbers keep full width (float64/int64), as Python computes with them
-            shape = expr(spec.scalar_shape)
-            if vtype.dtype == torch.bool:
-                value = expr("tl.full(shape, v, tl.int64) != 0", shape=shape, v=name(arg))
-            else:
-                value = expr("tl.full(shape, v, D)", shape=shape, v=name(arg), D=expr(triton_dtype(vtype.dtype)))
-            statements.append(assign(param, value))
+            statements.append(assign(param, self.full(param_spec.vtype.dtype, arg)))
 
         statements += body.statements
         statements += self.split(whole, lambda m: self.stores(outputs, body.outputs, index, runs[len(tensors):],
@@ -129,8 +132,9 @@ class BuildKernel:
         arg_names = ([p for _, p, _ in tensors] + [p for _, p, _ in outputs] + [a for _, a in scalars]
                      + [s for _, _, strides in tensors + outputs for s in strides] + sizes + [num_tasks])
         args = [ast.arg(arg=a) for a in arg_names]
-        for (_, arg), param in zip(scalars, [p for p in spec.params if not p.is_tensor]):
-            args[arg_names.index(arg)].annotation = expr(_SCALAR_ANNOTATION[param.vtype.dtype])
+        for (_, arg), param in zip(scalars, [p for p in spec.params if not p.is_pointer]):
+            arrives = by_value_dtype(param.loaded_dtype) if param.by_value else param.vtype.dtype
+            args[arg_names.index(arg)].annotation = expr(_SCALAR_ANNOTATION.get(arrives) or triton_dtype(arrives))
         args += [ast.arg(arg=block, annotation=expr("tl.constexpr")) for block in spec.block_names]
         kernel = ast.FunctionDef(
             name=fresh(f"{self.ctx.function_name}_kernel"),
@@ -139,6 +143,33 @@ class BuildKernel:
             body=statements, decorator_list=[], returns=None, type_params=[], lineno=1, col_offset=0)
         kernel_args = KernelArgs(tensors + outputs, scalars, sizes, arg_names + [num_tasks])
         return ast.fix_missing_locations(kernel), kernel_args
+
+    def full(self, dtype, arg) -> ast.expr:
+        """A number argument as a value of `dtype` in the kernel's scalar shape (bools arrive as ints)."""
+        shape = expr(self.spec.scalar_shape)
+        if dtype == torch.bool:
+            return expr("tl.full(shape, v, tl.int64) != 0", shape=shape, v=name(arg))
+        return expr("tl.full(shape, v, D)", shape=shape, v=name(arg), D=expr(triton_dtype(dtype)))
+
+    def by_value(self, param, arg) -> ast.expr:
+        """A 0-d tensor passed by value (ParamSpec.by_value) as a load of it would give it: in its
+        dtype (16-bit floats in float32, as loads widen them), or read as its parameter's dtype.
+        Its value arrives exactly (by_value_dtype), so no conversion here rounds."""
+        stored = param.loaded_dtype
+        value = self.full(compute_dtype(stored), arg)
+        if param.stored is None:
+            return value
+        return self.as_read(value, param, compute_dtype(stored))
+
+    def as_read(self, value, param, stored) -> ast.expr:
+        """A tensor's value of dtype `stored` as the kernel computes with it: converted to its
+        parameter's dtype annotation (if any), and 16-bit floats in float32."""
+        read_as = param.vtype.dtype
+        if stored != read_as:  # a parameter annotated with a dtype
+            value = self.converted(value, param, stored)
+        if compute_dtype(read_as) != read_as:  # half types compute in float32
+            value = cast_value(Lowered(value, param.vtype, read_as), compute_dtype(read_as), spec=self.spec)
+        return value
 
     def split(self, whole, accesses, mask) -> list:
         """accesses(mask), or where `whole` names the whole-block flag, an if that runs
@@ -168,18 +199,13 @@ class BuildKernel:
                 load = expr("tl.load(p, mask=m)", p=address, m=name(mask))
             if strides and spec.evict_last:
                 load.keywords.append(ast.keyword(arg="eviction_policy", value=ast.Constant("evict_last")))
-            read_as = param_spec.vtype.dtype
-            if param_spec.loaded_dtype != read_as:  # a parameter annotated with a dtype
-                load = self.converted(load, param_spec)
-            if compute_dtype(read_as) != read_as:  # half types compute in float32
-                load = cast_value(Lowered(load, param_spec.vtype, read_as), compute_dtype(read_as), spec=self.spec)
-            statements.append(assign(param, load))
+            statements.append(assign(param, self.as_read(load, param_spec, param_spec.loaded_dtype)))
         return statements
 
-    def converted(self, load, param) -> ast.expr:
-        """A loaded tensor as its parameter's annotation reads it: as `x.to(dtype)` gives it, through
-        cast_value (which stores use too: bool as x != 0, the interpreter's bfloat16 rounding)."""
-        stored = param.loaded_dtype
+    def converted(self, load, param, stored) -> ast.expr:
+        """A tensor's value of dtype `stored` as its parameter's annotation reads it: as `x.to(dtype)`
+        gives it, through cast_value (which stores use too: bool as x != 0, the interpreter's
+        bfloat16 rounding)."""
         if stored == torch.float64 and param.vtype.dtype in (torch.float16, torch.bfloat16):
             # torch converts double to a half type through float (c10's Half and BFloat16 take a
             # float): rounding twice, where one cast would round once
@@ -319,7 +345,7 @@ def describe_spec(spec) -> str:
     for p in spec.params:
         kind = {2: "tensor", 1: "0-d tensor", 0: "Python number"}[p.vtype.priority]
         parts.append(f"{p.name}: {dtype_name(p.loaded_dtype) if p.is_tensor else _python_kind(p.vtype.dtype)} "
-                     f"{kind}{p.read_note}")
+                     f"{kind}{' by value' if p.by_value else ''}{p.read_note}")
     outs = ", ".join(dtype_name(d) for d in spec.out_dtypes)
     if spec.result_dtypes:  # set only where out= tensors hold other dtypes
         outs += " (results of " + ", ".join(dtype_name(d) for d in spec.result_dtypes) + ", then cast)"
@@ -343,7 +369,7 @@ def describe_spec(spec) -> str:
 
 def flat_indexed_labels(spec) -> list:
     """The tensors (parameters, then out0, out1, ...) that the kernel addresses by the flat task id."""
-    labels = [p.name for p in spec.params if p.is_tensor] + [f"out{k}" for k in range(len(spec.out_dtypes))]
+    labels = [p.name for p in spec.params if p.is_pointer] + [f"out{k}" for k in range(len(spec.out_dtypes))]
     return [label for label, flat in zip(labels, spec.flat_indexed) if flat]
 
 

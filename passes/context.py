@@ -49,10 +49,19 @@ class ParamSpec:
     # the tensor's own dtype where the parameter reads it as another (FrontendContext.read_as),
     # else None: the kernel loads this dtype and converts it to vtype's
     stored: torch.dtype | None = None
+    # a 0-d tensor in CPU memory: the kernel takes its value, a number (by_value_dtype), as
+    # TensorIterator passes CPU scalars to CUDA kernels. No copy to the GPU before each launch
+    # (a GPU kernel cannot read CPU memory), no pointer; promotion still sees a 0-d tensor
+    by_value: bool = False
 
     @property
     def is_tensor(self) -> bool:
         return self.vtype.priority > 0
+
+    @property
+    def is_pointer(self) -> bool:
+        """Does the kernel take it through a pointer (a tensor not passed by value)?"""
+        return self.vtype.priority > 0 and not self.by_value
 
     @property
     def loaded_dtype(self) -> torch.dtype:
@@ -117,7 +126,7 @@ class Specialization:
     @property
     def float32_tensors(self) -> bool:
         """Does the kernel load or store a float32 tensor (so it runs at float32's copy speed)?"""
-        return torch.float32 in self.out_dtypes or any(p.is_tensor and p.loaded_dtype == torch.float32
+        return torch.float32 in self.out_dtypes or any(p.is_pointer and p.loaded_dtype == torch.float32
                                                        for p in self.params)
 
     @property
@@ -145,7 +154,7 @@ class Specialization:
 
     def has_strides(self, param: ParamSpec) -> bool:
         """0-d tensors are loaded once as scalars on the GPU; everything else is indexed."""
-        return param.vtype.priority == 2 or (param.is_tensor and self.scalars_as_blocks)
+        return param.vtype.priority == 2 or (param.is_pointer and self.scalars_as_blocks)
 
     @property
     def portable_math(self) -> bool:

@@ -111,6 +111,15 @@ def compute_dtype(dtype: torch.dtype) -> torch.dtype:
     return dtype
 
 
+def by_value_dtype(dtype: torch.dtype) -> torch.dtype:
+    """The dtype in which a 0-d tensor of `dtype` passed by value (ParamSpec.by_value) reaches the
+    kernel, holding its value exactly: float32 for float32 and 16-bit floats (their compute dtype),
+    float64, and int64 for integers and bools."""
+    if dtype.is_floating_point:
+        return compute_dtype(dtype)
+    return torch.int64
+
+
 def triton_dtype(dtype: torch.dtype) -> str:
     return "tl." + TRITON_NAMES[dtype]
 

@@ -381,6 +381,9 @@ def test_a_shape_seen_once_launches_by_its_class_and_keeps_no_recipe(monkeypatch
         "strided slice": lambda n: (buffer[0, :n * 128].view(n, 128)[:, ::2], buffer[1, :n * 64].view(n, 64)),
         "column slice": lambda n: (buffer[0, :n * 80].view(n, 80)[:, :64], buffer[1, :n * 64].view(n, 64)),
         "0-d": lambda n: (buffer[0, :n * 64].view(64, n).t(), zero_d),  # a 0-d tensor takes no strides
+        # a 0-d tensor in CPU memory, a new one each call: passed by value, a number's argument
+        "0-d in CPU memory": lambda n: (buffer[0, :n * 64].view(n, 64), torch.tensor(n / 9)),
+        "transposed, 0-d in CPU memory": lambda n: (buffer[0, :n * 64].view(64, n).t(), torch.tensor(n / 9)),
     }
     zero_d = torch.tensor(0.75, device="cuda")
     for fn, extra in ((axpy, (0.5,)), (sum_and_difference, ())):
@@ -413,6 +416,31 @@ def test_a_shape_seen_once_launches_by_its_class_and_keeps_no_recipe(monkeypatch
 
 def _as_tuple(value):
     return value if isinstance(value, tuple) else (value,)
+
+
+@needs_cuda
+def test_a_0d_cpu_tensor_beside_gpu_tensors_is_captured_by_value():
+    """A CUDA graph holds a 0-d CPU tensor's value at capture, as eager torch's kernels do (it is
+    passed by value: a copy to the GPU before each launch could not be captured); its sign and NaN
+    reach the kernel as they are (copysign)."""
+    from tritonize import pointwise
+
+    @pointwise
+    def signed(x, s):
+        return math.copysign(x, s)
+
+    x = torch.randn(4096, device="cuda")
+    for value in (0.5, -0.0, -math.nan, math.nan, -2.0):
+        s = torch.tensor(value)
+        want = torch.copysign(x, s)
+        signed(x, s)  # planned outside the capture
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            got = signed(x, s)
+        s.fill_(-s.item() if value == value else 1.0)  # the graph keeps the value it captured
+        graph.replay()
+        torch.cuda.synchronize()
+        assert torch.equal(got, want), value
 
 
 @needs_cuda
@@ -570,7 +598,9 @@ def test_moved_bytes_counts_each_operand_s_distinct_elements():
     cases = [((torch.randn(64, 32), torch.randn(32)), (64 * 32 + 32 + 64 * 32) * 4),
              ((torch.randn(64, 32, dtype=torch.bfloat16), torch.randn(64, 1, dtype=torch.bfloat16)),
               (64 * 32 + 64 + 64 * 32) * 2),
-             ((torch.randn(64, 32, dtype=torch.float16), torch.tensor(1.0)), 64 * 32 * 2 + 4 + 64 * 32 * 2),  # 0-d: float16 out
+             # a (1, 1) tensor: one element; a 0-d tensor in CPU memory is passed by value (no bytes), float16 out
+             ((torch.randn(64, 32, dtype=torch.float16), torch.ones(1, 1)), 64 * 32 * 2 + 4 + 64 * 32 * 4),
+             ((torch.randn(64, 32, dtype=torch.float16), torch.tensor(1.0)), 64 * 32 * 2 + 64 * 32 * 2),
              ((torch.randn(32, 64).t(), torch.randn(64, 32)), 3 * 64 * 32 * 4),
              ((torch.randn(64, 64)[:, ::2], torch.randn(64, 32)), 3 * 64 * 32 * 4)]
     for args, expected in cases:

@@ -77,6 +77,21 @@ def test_a_tensor_is_read_as_its_annotation(data, read_as, stored, other, device
         torch.testing.assert_close(got.cpu(), torch.tensor(reference, dtype=torch.float64).reshape(shape))
 
 
+@pytest.mark.parametrize("stored", STORED, ids=lambda d: str(d)[6:])
+def test_a_0d_cpu_tensor_is_read_as_its_annotation(stored, device):
+    """A 0-d tensor in CPU memory, passed to the kernel by value (its value in by_value_dtype), is
+    converted in the kernel as `x.to(read_as)` converts it, bit for bit, for every annotation."""
+    y = torch.linspace(-2, 2, 7, device=device)
+    generator = torch.Generator().manual_seed(7)
+    for _ in range(3):
+        x = make_values((), stored, generator, low=-3, high=3)
+        for read_as, fn in READ_AS.items():
+            spec = fn.plan((x, y), {}, None)[1]
+            assert spec.params[0].by_value and spec.params[0].stored == (stored if stored != read_as else None)
+            for _ in range(2):  # planned, then the recipe
+                same(fn(x, y), scaled_sum(x.to(read_as), y))
+
+
 def _scaled_sum_python(x, y):
     return x * 2 + y / 3
 

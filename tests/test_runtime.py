@@ -17,8 +17,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import tritonize
-from tritonize import call, pointwise
+from tritonize import call, decorator, pointwise
 from tritonize.decorator import kernel_strides, signature_key, strided_tensors
+from tritonize.passes.type_rules import by_value_dtype, triton_dtype
 
 from test_semantics import _bitwise_equal
 
@@ -974,6 +975,116 @@ def test_a_0d_tensor_among_the_arguments_takes_its_class_too(layout, dtype, devi
     assert fn._class_key((x, scale, ones))[0] != fn._class_key((x, scale, shift))[0]
     fn(x, scale, ones)
     _check_affine_class_call(fn, (*arguments(33), ones), dtype)
+
+
+# -- 0-d tensors in CPU memory are passed by value ---------------------------------------------
+
+@pointwise
+def scale_and_shift(x, s):
+    return x * s + s
+
+
+@pointwise
+def shift_and_scale(s, x):
+    return (x + s) * s
+
+
+BY_VALUE_VALUES = {  # per dtype of the 0-d tensor: edge values (subnormals, extremes, signed zeros, NaN)
+    torch.float32: [1.5, -0.0, 1e-45, -3.4e38, math.inf, math.nan, -math.nan],
+    torch.float64: [0.1, 1e300, -5e-324, math.nan],
+    torch.float16: [-2.5, 65504.0, 6e-8, -0.0],
+    torch.bfloat16: [3.0e38, 1e-40, -7.5],
+    torch.int64: [7, 2**63 - 1, -2**63],
+    torch.int32: [-3, 2**31 - 1],
+    torch.int16: [-32768, 300],
+    torch.int8: [-128, 5],
+    torch.uint8: [255, 0],
+    torch.bool: [True, False],
+}
+
+
+def _loaded_from_memory(fn, args, device, monkeypatch):
+    """fn's results on `args` with each 0-d tensor in CPU memory loaded through a pointer, as before
+    it was passed by value (moved to the GPU; on the CPU, read where it lies): the reference."""
+    moved = [a.to(device) if isinstance(a, torch.Tensor) else a for a in args]
+    with monkeypatch.context() as patch:
+        patch.setattr(decorator, "_by_value", lambda tensor: False)
+        fresh = pointwise(fn.scalar_function)
+        plan, spec = fresh.plan(moved, {}, None, positional=True)
+        assert not any(p.by_value for p in spec.params)
+        return fresh._launch_planned(plan, spec)[1][0]
+
+
+@pytest.mark.parametrize("dtype", list(BY_VALUE_VALUES), ids=lambda d: str(d)[6:])
+def test_a_0d_cpu_tensor_is_passed_by_value(dtype, device, monkeypatch):
+    """A 0-d tensor in CPU memory (a scale kept as a tensor; beside GPU tensors, what torch allows)
+    reaches the kernel as its value, a number, exactly, in either place: no pointer, no copy. The
+    results are those of loading it, bit for bit, and torch's; every later value of the same
+    signature takes the same recipe, so no value is kept with it."""
+    x = torch.linspace(-3, 3, 12, device=device).reshape(3, 4)
+    if not dtype.is_floating_point:
+        x = (x * 5).to(torch.int32)
+    for fn in (scale_and_shift, shift_and_scale):
+        recipes = None
+        for value in BY_VALUE_VALUES[dtype]:
+            s = torch.tensor(value, dtype=dtype)
+            args = (x, s) if fn is scale_and_shift else (s, x)
+            spec = _spec(fn, *args)
+            by_value = [p.name for p in spec.params if p.by_value]
+            assert by_value == ["s"] and [p.name for p in spec.params if p.is_pointer] == ["x"]
+            for _ in range(3):  # planned, the recipe, its steady path
+                got = fn(*args)
+                _bitwise_equal(got, _loaded_from_memory(fn, args, device, monkeypatch))
+                want = x * s + s if fn is scale_and_shift else (x + s) * s
+                assert got.dtype == want.dtype
+                torch.testing.assert_close(got, want, rtol=0, atol=0, equal_nan=True)
+            if recipes is None:
+                recipes = len(fn._recipes)
+            assert len(fn._recipes) == recipes, "a new value of the 0-d tensor takes the same recipe"
+        source = fn.source(*args)
+        assert "s_ptr" not in source and "s: 0-d tensor in CPU memory, passed by value" in source
+        assert f"s_arg: {triton_dtype(by_value_dtype(dtype))}" in source
+        assert f"s   {str(dtype)[6:]} 0-d tensor in CPU memory, passed by value" in fn.explain(*args)
+
+
+def test_a_0d_cpu_tensor_beside_out_and_in_place(device):
+    """With out= (into a given tensor, and in place into the other argument) a 0-d tensor in CPU
+    memory is passed by value too, and the calls after the first keep one recipe with a new value
+    each time."""
+    x = torch.linspace(-2, 2, 20, device=device).reshape(4, 5)
+    ours, theirs, out = x.clone(), x.clone(), torch.empty_like(x)
+    recipes = None
+    for k in range(4):
+        s = torch.tensor(0.5 + k)
+        scale_and_shift(x, s, out=out)
+        assert torch.equal(out, x * s + s)
+        scale_and_shift(ours, s, out=ours)
+        theirs = theirs * s + s
+        assert torch.equal(ours, theirs), k
+        recipes = recipes or len(scale_and_shift._out_recipes)
+        assert len(scale_and_shift._out_recipes) == recipes, "one recipe (its write guard allows in place)"
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=lambda d: str(d)[6:])
+def test_a_0d_cpu_tensor_takes_its_class_beside_any_layout(dtype, device):
+    """After one call, calls of other sizes with a 0-d tensor in CPU memory among the arguments take
+    their class's template (_check_affine_class_call), its part the tensor's dtype: a new value,
+    and another dtype of it, keep the plan's walk; a 0-d tensor in the GPU's memory is another class."""
+    fn, values = _affine_and_values(dtype, device, 37)
+    for layout in ("rows", "transposed", "column"):
+        def arguments(n):
+            x = values((16, n)).t() if layout == "transposed" else values((n, 16))
+            return x, values((n, 1)) if layout == "column" else values((n, 16))
+
+        fn(*arguments(8), torch.tensor(0.5).to(dtype))
+        for n in (24, 3, 57):
+            args = (*arguments(n), torch.tensor(n / 8).to(dtype))
+            _check_affine_class_call(fn, args, dtype)
+            assert fn._class_key(args)[0][0][2] == dtype
+    if device == "cuda":
+        x, scale = values((8, 16)), values((8, 16))
+        assert fn._class_key((x, scale, torch.tensor(0.5).to(dtype)))[0] != \
+            fn._class_key((x, scale, torch.tensor(0.5, device=device).to(dtype)))[0]
 
 
 def test_calls_that_are_not_dense_or_of_another_class_take_the_full_planner(device):
