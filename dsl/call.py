@@ -308,6 +308,35 @@ def check_overlap(outputs: list, inputs: list):
                                        f"output or clone the input)")
 
 
+def writes_apart(inputs: list, outputs: list, shape: tuple, device) -> bool:
+    """May these out= tensors be written with no more checks than this: each of the call's shape
+    and device, its memory apart from every input's and every earlier output's (memory_span), but
+    where it is exactly one of the inputs (the same pointer, dtype, shape and strides: in place)?
+    check_overlap's rule, less its same-walk views of other shapes: False sends the call to the
+    planner, which allows those and says what overlaps."""
+    written = []
+    for out in outputs:
+        if out.shape != shape or out.device != device:
+            return False
+        storage, span = out.untyped_storage().data_ptr(), None
+        for tensor in inputs:
+            if tensor.untyped_storage().data_ptr() != storage or (
+                    tensor.data_ptr() == out.data_ptr() and tensor.stride() == out.stride()
+                    and tensor.dtype == out.dtype and tensor.shape == out.shape):
+                continue
+            low, high = span = span or memory_span(out)
+            other_low, other_high = memory_span(tensor)
+            if other_low < high and low < other_high:
+                return False
+        if len(outputs) > 1:
+            low, high = span or memory_span(out)
+            for other, other_low, other_high in written:
+                if other == storage and other_low < high and low < other_high:
+                    return False
+            written.append((storage, low, high))
+    return True
+
+
 def same_walk(sizes, strides, other_strides) -> bool:
     """Do two operands of these sizes, from one pointer, visit the same elements in the same
     order? Strides of size-1 dims never move, so they may differ."""

@@ -149,10 +149,10 @@ class PointwiseFunction:
                         return recipe.call(args, pointers)
                     if recipe.write(args, pointers, out):
                         return out if type(out) is _Tensor or self.num_outputs > 1 else out[0]
-                elif out is None and StridedView not in key:
+                if StridedView not in key and (out is None or recipe is None):
                     # plain tensors that need no grad, and numbers: no tracer's (they hand over tensor
-                    # subclasses) and no autograd's; the key is signature_key's
-                    return self._run(args, key=key)
+                    # subclasses) and no autograd's; the key is signature_key's (of the outputs too)
+                    return self._run(args, out=out, key=key)
         out = kwargs.pop("out", None)  # a keyword of its own would cost the steady path its parsing
         if torch.compiler.is_compiling() or _traced(args):
             return self._op_call(args, kwargs, out)
@@ -162,8 +162,9 @@ class PointwiseFunction:
 
     def _run(self, args, kwargs=None, out=None, key=None):
         """Plan (or recall the plan of an earlier call like this) and launch. `key`: the
-        signature_key of `args`, every parameter by position, where the steady path found no recipe."""
-        outputs = None
+        signature_key of `args`, every parameter by position, and of the out= tensors (plain ones),
+        where the steady path found no recipe."""
+        outputs = _plain_outputs(out) if out is not None else None
         if key is None:
             kwargs = kwargs or {}
             positional = self._positional(args, kwargs)
@@ -174,7 +175,6 @@ class PointwiseFunction:
             # the steady path: a call like an earlier one is a dict lookup and a launch
             args = positional
             key = signature_key(args)
-            outputs = _plain_outputs(out) if out is not None else None
             if out is None:
                 recipe = self._recipes.get(key)
                 if recipe is not None:
@@ -185,17 +185,17 @@ class PointwiseFunction:
                 pointers = [a.data_ptr() for a in (*args, *outputs) if isinstance(a, torch.Tensor)]
                 if recipe is not None and recipe.write(args, pointers, outputs):
                     return recipe.finish(outputs)
-        classed = self._class_key(args) if out is None else None
+        classed = self._class_key(args) if out is None else self._out_class_key(args, outputs)
         if classed is not None and classed[2].type == "cuda" and DIRECT_LAUNCH and key not in self._seen:
             # A shape seen for the first time launches by its class, with no recipe: many shapes
             # come once (a growing sequence, a varying batch), and a recipe kept for each made
             # that call ~40% dearer (its construction, arming its launcher, and the garbage
             # collector's passes over the recipes kept). A shape that comes again gets its recipe.
-            launched = self._class_launch(args, classed)
+            launched = self._class_launch(args, classed, outputs)
             if launched is not None:
                 self._remember(self._seen, key, None)
                 return launched
-        planned = self._class_plan(classed, args) if classed is not None else None
+        planned = self._class_plan(classed, args, outputs) if classed is not None else None
         if planned is None:
             plan, spec = self.plan(args, {}, out, positional=True)
             if classed is not None:
@@ -453,6 +453,24 @@ class PointwiseFunction:
             return self._layout_key(tensors, parts, device, shape)
         return self._broadcast_key(tensors, parts, device) or self._layout_key(tensors, parts, device)
 
+    def _out_class_key(self, args, outputs):
+        """_class_key's answer for a call with out= tensors (`outputs`: plain tensors, else None): the
+        class of the call without them, keyed with the outputs' dtypes too, where each output has the
+        call's shape and device and shares no memory with an input or another output, but where it is
+        exactly one of the inputs (in place: call.writes_apart); else None, and the planner checks the
+        call (check_overlap says what overlaps). Whether each output is laid out as the planner would
+        allocate it is asked of each call's sizes (_given_outputs_fit)."""
+        if outputs is None or len(outputs) != self.num_outputs:
+            return None
+        classed = self._class_key(args)
+        if classed is None:
+            return None
+        key, shape, device, walk = classed
+        inputs = [a for a in args if type(a) is _Tensor and not _by_value(a)]
+        if not call.writes_apart(inputs, outputs, shape, device):
+            return None
+        return (key, "out", tuple(o.dtype for o in outputs)), shape, device, walk
+
     def _layout_key(self, tensors, parts, device, shape=None):
         """_class_key's answer for tensors of any strides (none empty, two elements or more in all;
         `shape`: theirs, where all have one): the planner's walk of them, ("layout", sizes, each
@@ -553,10 +571,11 @@ class PointwiseFunction:
             self._class_templates.clear()
         self._class_templates[classed[0]] = template
 
-    def _class_plan(self, classed, args):
-        """(plan, spec) of a call (`classed`, _class_key's) from its class's template, making
-        again only what depends on the size, as `plan` makes it (_class_sizes); None where the
-        class has no template yet (or the arguments' kinds differ)."""
+    def _class_plan(self, classed, args, given=None):
+        """(plan, spec) of a call (`classed`, _class_key's or _out_class_key's) from its class's
+        template, making again only what depends on the size, as `plan` makes it (_class_sizes),
+        into the `given` out= tensors if any; None where the class has no template yet (or the
+        arguments' kinds differ, or an output is not laid out as the planner would allocate it)."""
         template = self._class_templates.get(classed[0])
         if template is None:
             return None
@@ -567,10 +586,16 @@ class PointwiseFunction:
             if vtype != vtypes[param]:
                 return None
         spec, sizes, walked, out_strides, allocated, blocks, warps, moved, _ = self._class_sizes(classed, template)
+        if given is not None and not _laid_out_as(given, shape, allocated):
+            return None
         tensors = [(p, v) for p, v in kernel_values.items() if type(v) is _Tensor and not _by_value(v)]
         inputs = [call.Operand(p, v, strides) for (p, v), strides in zip(tensors, walked)]
-        outputs = [call.Operand(label, torch.empty_strided(shape, allocated, dtype=dtype, device=device),
-                                list(out_strides)) for label, dtype in zip(template.out_labels, spec.out_dtypes)]
+        if given is None:
+            outputs = [call.Operand(label, torch.empty_strided(shape, allocated, dtype=dtype, device=device),
+                                    list(out_strides)) for label, dtype in zip(template.out_labels, spec.out_dtypes)]
+        else:  # labelled as plan() labels given outputs
+            labels = ["out"] if len(given) == 1 else [f"out[{k}]" for k in range(len(given))]
+            outputs = [call.Operand(label, out, list(out_strides)) for label, out in zip(labels, given)]
         plan = call.CallPlan(shape, device, vtypes, kernel_values, inputs, outputs, sizes, spec.index_dtype,
                              blocks, warps, moved)
         return plan, spec
@@ -746,17 +771,21 @@ class PointwiseFunction:
                                                                self._ctx.read_as.get(p.name)) for p in numbers),
             scalar_labels=tuple(p.name for p in numbers))
 
-    def _class_launch(self, args, classed):
-        """Launch a CUDA call (`args`: every parameter by position; `classed`: _class_key's) of a
-        class with a template, sized as _class_sizes sizes it, with a kernel Triton compiled for
-        another size of the class (one of the same kernel_key), on a grid of this size, with no
-        recipe; its result, or None where the class has no template or no such kernel is compiled
-        yet. The class key fixes every parameter's value type (_class_plan's check): the tensors'
-        dtypes, and the numbers' types, which the kernel takes converted as the steady path does."""
+    def _class_launch(self, args, classed, given=None):
+        """Launch a CUDA call (`args`: every parameter by position; `classed`: _class_key's or
+        _out_class_key's, with the `given` out= tensors) of a class with a template, sized as
+        _class_sizes sizes it, with a kernel Triton compiled for another size of the class (one of
+        the same kernel_key), on a grid of this size, with no recipe; its result, or None where the
+        class has no template, no such kernel is compiled yet or an output is not laid out as the
+        planner would allocate it. The class key fixes every parameter's value type (_class_plan's
+        check): the tensors' dtypes, and the numbers' types, which the kernel takes converted as the
+        steady path does."""
         template = self._class_templates.get(classed[0])
         if template is None:
             return None
         spec, sizes, walked, out_strides, allocated, blocks, warps, _, chosen = self._class_sizes(classed, template)
+        if given is not None and not _laid_out_as(given, classed[1], allocated):
+            return None
         found = template.launches.get((chosen, blocks, warps))
         if found is None:
             found = template.launches[(chosen, blocks, warps)] = ClassLaunch(
@@ -765,7 +794,8 @@ class PointwiseFunction:
                 linked=spec.toolkit_libdevice and extern_libs() is not None, kernels=self._kernels,
                 strided=strided_tensors(spec))
         shape, device, numel = classed[1], classed[2], math.prod(classed[1])
-        outputs = [torch.empty_strided(shape, allocated, dtype=dtype, device=device) for dtype in spec.out_dtypes]
+        outputs = given or [torch.empty_strided(shape, allocated, dtype=dtype, device=device)
+                            for dtype in spec.out_dtypes]
         grid = call.walk_grid(sizes, numel, blocks, spec.tile, spec.two_dimensional_grid)
         if len(found.strided) != len(walked):
             walked = [walked[k] for k in found.strided]
@@ -1164,6 +1194,12 @@ class _ViewRecipe:
 
     def __call__(self, args):
         return self.recipe([_kernel_operand(a) for a in args])
+
+
+def _laid_out_as(outputs, shape, allocated) -> bool:
+    """Are the given outputs laid out as plan() would allocate them (`allocated`: those strides),
+    so that the class's walk writes them? Strides of size-1 dims never move, so they may differ."""
+    return all(call.same_walk(shape, out.stride(), allocated) for out in outputs)
 
 
 def _pointer_picks(spec):

@@ -904,6 +904,101 @@ def test_calls_of_other_layouts_plan_as_the_full_planner_does(layout, dtype, dev
         _check_affine_class_call(fn, args, dtype)
 
 
+OUT_LAYOUTS = {  # LAYOUTS, and the dense classes' layouts: rows, a bias, a column
+    "rows": lambda v, s, h, d: (v((s, d)), v((s, d)), v((s, d))),
+    "bias": lambda v, s, h, d: (v((s, h, d)), v((s, h, d)), v((d,))),
+    "column": lambda v, s, h, d: (v((s, d)), v((s, 1)), v((s, d))),
+    **LAYOUTS,
+}
+
+
+def _allocated_as_planned(fn, args, dtype=None):
+    """An out= tensor laid out as plan() allocates the result of fn(*args) (of `dtype` if given)."""
+    planned = fn.plan(args, {}, None, positional=True)[0].outputs[0].tensor
+    return torch.empty_strided(planned.shape, planned.stride(), dtype=dtype or planned.dtype, device=planned.device)
+
+
+def _check_out_class_call(fn, args, out, dtype):
+    """A call of _affine_and_values's function on `args` into `out`, of a class with a template:
+    plan and specialization the full planner's with out=, torch's values and a fresh function's
+    results bit for bit in `out`, which the call returns."""
+    classed = fn._out_class_key(args, [out])
+    assert classed is not None and classed[0] in fn._class_templates
+    plan, spec = fn._class_plan(classed, args, [out])
+    full_plan, full_spec = fn.plan(args, {}, out, positional=True)
+    assert spec == full_spec
+    for field in ("shape", "device", "sizes", "index_dtype", "blocks", "warps", "moved_bytes", "vtypes"):
+        assert getattr(plan, field) == getattr(full_plan, field), field
+    assert [(o.label, o.strides) for o in plan.inputs] == [(o.label, o.strides) for o in full_plan.inputs]
+    assert [(o.label, o.tensor, o.strides) for o in plan.outputs] == [(o.label, o.tensor, o.strides)
+                                                                      for o in full_plan.outputs]
+    expected = pointwise(fn.scalar_function)(*args).to(out.dtype)  # computed before `out` is written
+    x, scale, shift = args
+    want = (x.double() * scale.double() + shift.double()) if dtype == torch.bfloat16 else x * scale + shift
+    assert fn(*args, out=out) is out
+    _bitwise_equal(out, expected)
+    if dtype == torch.bfloat16:
+        torch.testing.assert_close(out.double(), want, rtol=2**-8, atol=1e-3)
+    else:
+        assert torch.equal(out, want.to(out.dtype))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=lambda d: str(d)[6:])
+@pytest.mark.parametrize("layout", list(OUT_LAYOUTS))
+def test_calls_with_out_of_a_new_shape_plan_as_the_full_planner_does(layout, dtype, device):
+    """Calls with out= (a tensor laid out as tritonize would allocate the result, of the result's
+    dtype or float64; in place into the first argument where it has the call's shape and layout) of
+    other sizes take their class's template after one such call (_check_out_class_call): the class
+    of the call without out=, keyed by the outputs' dtypes too."""
+    fn, values = _affine_and_values(dtype, device, 41)
+    make = OUT_LAYOUTS[layout]
+    for out_dtype in (dtype, torch.float64):
+        learned = make(values, 8, 4, 32)
+        fn(*learned, out=_allocated_as_planned(fn, learned, out_dtype))
+        for sizes in [(3, 5, 7), (17, 2, 64), (100, 12, 33), (40, 4, 32)]:
+            args = make(values, *sizes)
+            out = _allocated_as_planned(fn, args, out_dtype)
+            if fn._out_class_key(args, [out])[0] not in fn._class_templates:
+                fn(*args, out=_allocated_as_planned(fn, args, out_dtype))  # another class: its template
+            _check_out_class_call(fn, args, out, dtype)
+    in_place = make(values, 8, 4, 32)
+    if not decorator._laid_out_as([in_place[0]], in_place[0].shape, _allocated_as_planned(fn, in_place).stride()) \
+            or in_place[0].shape != torch.broadcast_shapes(*(a.shape for a in in_place)):
+        return  # no call of this layout writes its first argument in place as allocated
+    fn(*in_place, out=in_place[0])
+    for sizes in [(3, 5, 7), (17, 2, 64), (40, 4, 32)]:
+        args = make(values, *sizes)
+        if fn._out_class_key(args, [args[0]])[0] not in fn._class_templates:
+            fn(*make(values, *sizes), out=make(values, *sizes)[0])
+        _check_out_class_call(fn, args, args[0], dtype)
+
+
+def test_out_calls_that_overlap_or_are_laid_out_otherwise_take_the_planner(device):
+    """An out= tensor whose memory overlaps an input's without being it, or that is laid out
+    otherwise than tritonize allocates, has no class plan: the planner refuses the overlaps
+    (check_overlap) and writes the others, as before. Views of one storage whose memory lies
+    apart take their class."""
+    fn, values = _affine_and_values(torch.float32, device, 43)
+    x, scale, shift = values((16, 8)), values((16, 8)), values((8,))
+    fn(x, scale, shift, out=torch.empty(16, 8, device=device))  # the class's template
+    for n in (5, 12):
+        x, scale, shift = values((n, 8)), values((n, 8)), values((8,))
+        buffer = values((n + 1, 8))
+        assert fn._out_class_key((buffer[1:], scale, shift), [buffer[:-1]]) is None
+        with pytest.raises(tritonize.OutArgumentError, match="overlaps input 'x'"):
+            fn(buffer[1:], scale, shift, out=buffer[:-1])
+        transposed = torch.empty(8, n, device=device).t()
+        classed = fn._out_class_key((x, scale, shift), [transposed])
+        assert classed is not None and fn._class_plan(classed, (x, scale, shift), [transposed]) is None
+        assert torch.equal(fn(x, scale, shift, out=transposed), x * scale + shift)
+        apart = values((2 * n, 8))  # two halves of one storage: apart, so of the class
+        assert fn._out_class_key((apart[:n], scale, shift), [apart[n:]]) is not None
+        fn(apart[:n], scale, shift, out=apart[n:])
+        assert torch.equal(apart[n:], apart[:n] * scale + shift)
+        together = values((n, 16))  # an input and the output interleaved in one storage: the planner's
+        assert fn._out_class_key((together[:, 8:], scale, shift), [together[:, :8]]) is None
+
+
 @st.composite
 def _one_layout_two_sizes(draw):
     """Three arguments' layouts (dims kept or broadcast, an order of dims in memory, a step
