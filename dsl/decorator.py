@@ -411,14 +411,16 @@ class PointwiseFunction:
     # alignment, the walk's structure, number types and device) serves every size: only the
     # size-dependent choices are made again.
 
-    def _class_key(self, args):
+    def _class_key(self, args, outputs=None):
         """(class key, shape, device, walk) where every tensor argument is a plain tensor on one
         device: where all are row-major and of one shape of two elements or more, walk ("flat",
         strides); where they are row-major and their shapes broadcast to a shape whose dims group
         into two or more runs, each tensor broadcast along the whole of a run or along none of it
         (a 0-d tensor along all), walk ("broadcast", ...) (_broadcast_key); else the planner's walk,
         ("layout", ...) (_layout_key). A 0-d tensor in CPU memory is passed by value, as a number: its
-        part is its dtype, and the walk leaves it out. None for other calls."""
+        part is its dtype, and the walk leaves it out. With `outputs` (out= tensors laid out otherwise
+        than plan() allocates: _out_class_key), the planner's walk of the inputs and them. None for
+        other calls."""
         if self._ctx.read_as:
             return None
         shape = device = standard = None
@@ -445,6 +447,8 @@ class PointwiseFunction:
                 parts.append(type(value))
         if shape is None:
             return None
+        if outputs is not None:
+            return self._layout_key(tensors, parts, device, shape if one_shape else None, outputs)
         if flat:
             if math.prod(shape) < 2:
                 return None
@@ -454,12 +458,13 @@ class PointwiseFunction:
         return self._broadcast_key(tensors, parts, device) or self._layout_key(tensors, parts, device)
 
     def _out_class_key(self, args, outputs):
-        """_class_key's answer for a call with out= tensors (`outputs`: plain tensors, else None): the
-        class of the call without them, keyed with the outputs' dtypes too, where each output has the
-        call's shape and device and shares no memory with an input or another output, but where it is
-        exactly one of the inputs (in place: call.writes_apart); else None, and the planner checks the
-        call (check_overlap says what overlaps). Whether each output is laid out as the planner would
-        allocate it is asked of each call's sizes (_given_outputs_fit)."""
+        """_class_key's answer for a call with out= tensors (`outputs`: plain tensors, else None), keyed
+        by the outputs' dtypes too, where each output has the call's shape and device, no stride-0 dim,
+        and memory apart from every input's and earlier output's but where it is exactly one of the
+        inputs (in place: call.writes_apart); else None, and the planner checks the call
+        (check_overlap says what overlaps). Outputs laid out as plan() would allocate them take the
+        class of the call without them; others (a strided slice written in place, a transposed out=)
+        the planner's walk of the inputs and the outputs (_layout_key)."""
         if outputs is None or len(outputs) != self.num_outputs:
             return None
         classed = self._class_key(args)
@@ -469,15 +474,24 @@ class PointwiseFunction:
         inputs = [a for a in args if type(a) is _Tensor and not _by_value(a)]
         if not call.writes_apart(inputs, outputs, shape, device):
             return None
+        # a flat or broadcast walk's row-major tensors lay the outputs out row-major (size-1 dims aside)
+        allocated = walk[4] if walk[0] == "layout" else call.row_major_strides(shape)
+        if not _laid_out_as(outputs, shape, allocated):
+            classed = self._class_key(args, outputs)
+            if classed is None:
+                return None
+            key, shape, device, walk = classed
         return (key, "out", tuple(o.dtype for o in outputs)), shape, device, walk
 
-    def _layout_key(self, tensors, parts, device, shape=None):
+    def _layout_key(self, tensors, parts, device, shape=None, outputs=None):
         """_class_key's answer for tensors of any strides (none empty, two elements or more in all;
         `shape`: theirs, where all have one): the planner's walk of them, ("layout", sizes, each
-        tensor's strides, tile, the outputs' allocation strides), their dims ordered and coalesced as
-        plan() orders and coalesces them. The class key holds what the specialization depends on of
-        the walk (its rank, its tile, the dims each tensor is broadcast along) beside dtypes,
-        alignment and number types."""
+        tensor's strides, tile, the outputs' allocation strides, None), their dims ordered and
+        coalesced as plan() orders and coalesces them. Given `outputs` (out= tensors), the walk of
+        the tensors and them, ("layout", sizes, each tensor's strides, tile, None, each output's
+        strides), ordered by their strides first as plan() orders a call with out=. The class key
+        holds what the specialization depends on of the walk (its rank, its tile, the dims each
+        tensor is broadcast along) beside dtypes, alignment and number types."""
         if shape is None:
             try:
                 shape = call.broadcast_shape(dict(enumerate(t.shape for t in tensors)))
@@ -488,15 +502,18 @@ class PointwiseFunction:
             expanded = [list(t.stride()) for t in tensors]
         if 0 in shape or math.prod(shape) < 2:
             return None  # empty calls launch nothing
-        perm = call.layout_permutation(shape, expanded)
-        # the outputs, allocated in the order perm gives, coalesce with every dim: plan() merges as here
-        sizes, walked = call.coalesce(shape, perm, expanded)
+        given = [list(o.stride()) for o in outputs] if outputs else []
+        perm = call.layout_permutation(shape, given + expanded)  # plan() orders by the out= tensors first
+        # outputs allocated in the order perm gives coalesce with every dim: plan() merges as here
+        sizes, walked = call.coalesce(shape, perm, expanded + given)
+        walked, written = walked[:len(tensors)], walked[len(tensors):]
         sizes, tile = tuple(sizes), call.choose_tile(sizes, walked)
         if tile is not None:
-            tile = (*tile, (*[call.runs_together(sizes, strides, tile[0]) for strides in walked],
-                            *[True] * self.num_outputs))
+            tile = (*tile, (*[call.runs_together(sizes, strides, tile[0]) for strides in walked + written],
+                            *[True] * (self.num_outputs - len(written))))
         parts = _masked_parts(parts, tensors, [tuple(stride == 0 for stride in strides) for strides in walked])
-        walk = ("layout", sizes, walked, tile, call.allocation_strides(shape, perm))
+        allocated = None if outputs else call.allocation_strides(shape, perm)
+        walk = ("layout", sizes, walked, tile, allocated, written or None)
         return (parts, device, "layout", len(sizes), tile), shape, device, walk
 
     def _broadcast_key(self, tensors, parts, device):
@@ -546,17 +563,19 @@ class PointwiseFunction:
         those of its mask; a layout's walk, its tile and the outputs' layout)."""
         kind, walk = classed[3][0], classed[3]
         inputs, outputs = plan.inputs, plan.outputs
+        allocated = written = None
         if kind == "layout":
-            _, sizes, expected, tile, allocated = walk
+            _, sizes, expected, tile, allocated, written = walk
             masks = [tuple(stride == 0 for stride in strides) for strides in expected]
         else:
             masks = [(False,)] * len(inputs) if kind == "flat" else walk[2]
             sizes = (plan.numel,) if kind == "flat" else walk[1]
             expected, tile = [run_strides(sizes, mask) for mask in masks], None
+        written = written or [list(call.row_major_strides(sizes))] * len(outputs)
         walked = (spec.rank == len(sizes) and plan.sizes == sizes and spec.tile == tile
-                  and [o.strides for o in inputs] == expected
-                  and all(o.strides == list(call.row_major_strides(sizes)) for o in outputs)
-                  and (kind != "layout" or all(o.tensor.stride() == tuple(allocated) for o in outputs)))
+                  and [o.strides for o in inputs] == expected and [o.strides for o in outputs] == written
+                  and (allocated is None or all(call.same_walk(plan.shape, o.tensor.stride(), allocated)
+                                                for o in outputs)))
         if not walked:
             return
         gathered, element_bytes, vectors, moved = self._walk_traits(
@@ -586,45 +605,47 @@ class PointwiseFunction:
             if vtype != vtypes[param]:
                 return None
         spec, sizes, walked, out_strides, allocated, blocks, warps, moved, _ = self._class_sizes(classed, template)
-        if given is not None and not _laid_out_as(given, shape, allocated):
+        if given is not None and allocated is not None and not _laid_out_as(given, shape, allocated):
             return None
         tensors = [(p, v) for p, v in kernel_values.items() if type(v) is _Tensor and not _by_value(v)]
         inputs = [call.Operand(p, v, strides) for (p, v), strides in zip(tensors, walked)]
         if given is None:
             outputs = [call.Operand(label, torch.empty_strided(shape, allocated, dtype=dtype, device=device),
-                                    list(out_strides)) for label, dtype in zip(template.out_labels, spec.out_dtypes)]
+                                    list(strides))
+                       for label, dtype, strides in zip(template.out_labels, spec.out_dtypes, out_strides)]
         else:  # labelled as plan() labels given outputs
             labels = ["out"] if len(given) == 1 else [f"out[{k}]" for k in range(len(given))]
-            outputs = [call.Operand(label, out, list(out_strides)) for label, out in zip(labels, given)]
+            outputs = [call.Operand(label, out, list(strides)) for label, out, strides in zip(labels, given, out_strides)]
         plan = call.CallPlan(shape, device, vtypes, kernel_values, inputs, outputs, sizes, spec.index_dtype,
                              blocks, warps, moved)
         return plan, spec
 
     def _class_sizes(self, classed, template) -> tuple:
         """What a call of a class with a template makes again for its size, as `plan` makes
-        it: (spec, sizes, each input's strides, the outputs' strides (of the walk), the outputs'
-        allocation strides, blocks, warps, bytes moved, the key of spec in template.specs). The
+        it: (spec, sizes, each input's strides, each output's strides (of the walk), the outputs'
+        allocation strides (None for out= tensors the walk holds), blocks, warps, bytes moved, the key
+        of spec in template.specs). The
         specialization's size-dependent choices: the dependent launch, index width, masks,
         eviction, and the approximations (and a layout's launch shape: gathered loads, vectors)."""
         _, shape, device, walk = classed
         numel = math.prod(shape)
         tile, gathered, vectors = None, False, True  # a flat or broadcast walk reads every input in lines
         if walk[0] == "layout":
-            _, sizes, walked, tile, allocated = walk
-            out_strides = list(call.row_major_strides(sizes))
+            _, sizes, walked, tile, allocated, written = walk
+            out_strides = written or [list(call.row_major_strides(sizes))] * len(template.out_labels)
             gathered = tile is None and call.gathers(walked)
         else:
             if walk[0] == "flat":
-                sizes, out_strides, allocated = (numel,), [1], walk[1]
+                sizes, out_strides, allocated = (numel,), [[1]] * len(template.out_labels), walk[1]
                 expanded, walked = [allocated] * template.tensor_count, [[1] for _ in range(template.tensor_count)]
             else:
                 _, sizes, masks, expanded, allocated = walk
                 walked = [run_strides(sizes, mask) for mask in masks]
-                out_strides = list(call.row_major_strides(sizes))
+                out_strides = [list(call.row_major_strides(sizes))] * len(template.out_labels)
             if 1 in shape:  # a size-1 dim's place in the outputs' layout follows the operands' strides
                 allocated = call.allocation_strides(shape, call.layout_permutation(shape, expanded))
             # where every dim holds two elements or more, the row-major tensors order them row-major
-        strides = walked + [out_strides] * len(template.out_labels)
+        strides = walked + out_strides
         if tile is not None:
             vectors = call.tile_vectors(list(sizes), tile, strides)
         moved, blocks, warps, choices = self._size_choices(
@@ -784,7 +805,7 @@ class PointwiseFunction:
         if template is None:
             return None
         spec, sizes, walked, out_strides, allocated, blocks, warps, _, chosen = self._class_sizes(classed, template)
-        if given is not None and not _laid_out_as(given, classed[1], allocated):
+        if given is not None and allocated is not None and not _laid_out_as(given, classed[1], allocated):
             return None
         found = template.launches.get((chosen, blocks, warps))
         if found is None:
@@ -799,7 +820,7 @@ class PointwiseFunction:
         grid = call.walk_grid(sizes, numel, blocks, spec.tile, spec.two_dimensional_grid)
         if len(found.strided) != len(walked):
             walked = [walked[k] for k in found.strided]
-        if not found.run(args, outputs, (*walked, *[out_strides] * len(outputs)), sizes, numel, grid):
+        if not found.run(args, outputs, (*walked, *out_strides), sizes, numel, grid):
             return None
         return outputs[0] if self.num_outputs == 1 else tuple(outputs)
 

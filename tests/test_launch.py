@@ -420,10 +420,10 @@ def _as_tuple(value):
 
 @needs_cuda
 def test_a_call_with_out_of_a_new_shape_launches_by_its_class(monkeypatch):
-    """A call with out= (a fresh tensor, or in place into its first argument) of a shape no call
-    had, whose class has a template and a compiled kernel, launches by its class: torch's results
-    in `out`, no JIT run, no recipe kept; the shape seen again keeps a recipe with a write guard,
-    and a partial overlap is still refused."""
+    """A call with out= (a fresh tensor, one laid out transposed, or in place into its first
+    argument, a column slice among them) of a shape no call had, whose class has a template and a
+    compiled kernel, launches by its class: torch's results in `out`, no JIT run, no recipe kept;
+    the shape seen again keeps a recipe with a write guard, and a partial overlap is still refused."""
     from tritonize import pointwise
 
     jit_runs = _counting_jit_runs(monkeypatch)
@@ -437,28 +437,31 @@ def test_a_call_with_out_of_a_new_shape_launches_by_its_class(monkeypatch):
         "rows": lambda n: (buffer[0, :n * 64].view(n, 64), buffer[1, :n * 64].view(n, 64)),
         "bias": lambda n: (buffer[0, :n * 64].view(n, 64), buffer[1, :64]),
         "transposed": lambda n: (buffer[0, :n * 64].view(64, n).t(), buffer[1, :n * 64].view(n, 64)),
+        "column slice": lambda n: (buffer[0, :n * 80].view(n, 80)[:, :64], buffer[1, :n * 64].view(n, 64)),
         "0-d in CPU memory": lambda n: (buffer[0, :n * 64].view(n, 64), torch.tensor(n / 9)),
     }
+    into = {"fresh": lambda a: torch.empty_like(a, memory_format=torch.contiguous_format),
+            "transposed": lambda a: torch.empty(64, a.shape[0], device="cuda").t(), "in place": lambda a: a}
     for layout, arguments in layouts.items():
-        for in_place in (False, True):
+        for number, (kind, out_for) in enumerate(into.items()):
             def call(n):
                 a, b = arguments(n)
-                out = a if in_place else torch.empty_like(a)
+                out = out_for(a)
                 want = a * (n / 7) + b
-                assert axpy(a, b, n / 7, out=out) is out and torch.equal(out, want), (layout, in_place, n)
+                assert axpy(a, b, n / 7, out=out) is out and torch.equal(out, want), (layout, kind, n)
                 return signature_key((a, b, n / 7)) + signature_key((out,))
 
             call(32)  # the class's template, and its kernel, compiled
             recipes, runs = len(axpy._out_recipes), len(jit_runs)
-            # sizes of the first one's integer classes, other than the other pass's: a call in place
-            # has the signature of one into a fresh tensor of that shape
-            first = 48 + 16 * 20 * in_place
+            # sizes of the first one's integer classes, other than the other kinds': a call in place
+            # has the signature of one into a fresh tensor of that layout
+            first = 48 + 16 * 20 * number
             for n in range(first, first + 16 * 20, 16):
                 key = call(n)
-                assert key in axpy._seen and key not in axpy._out_recipes, (layout, in_place)
+                assert key in axpy._seen and key not in axpy._out_recipes, (layout, kind)
             assert len(axpy._out_recipes) == recipes and len(jit_runs) == runs, "no recipe kept, no JIT run"
             for _ in range(3):  # kept, then the steady path's writes
-                key = call(48)
+                key = call(first)
             assert key in axpy._out_recipes
     a = buffer[0, :65 * 64].view(65, 64)
     with pytest.raises(tritonize.OutArgumentError, match="overlaps input 'a'"):

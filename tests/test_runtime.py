@@ -704,7 +704,7 @@ def _same_plan(fn, args):
     classed = fn._class_key(args)
     _, sizes, walked, out_strides, allocated, *_ = fn._class_sizes(classed, fn._class_templates[classed[0]])
     strided = [tuple(walked[k]) for k in strided_tensors(full_spec)]
-    assert (*strided, *[tuple(out_strides)] * len(plan.outputs)) == kernel_strides(full_plan, full_spec)
+    assert (*strided, *[tuple(strides) for strides in out_strides]) == kernel_strides(full_plan, full_spec)
     assert sizes == full_plan.sizes and tuple(allocated) == full_plan.outputs[0].tensor.stride()
 
 
@@ -946,38 +946,41 @@ def _check_out_class_call(fn, args, out, dtype):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=lambda d: str(d)[6:])
 @pytest.mark.parametrize("layout", list(OUT_LAYOUTS))
 def test_calls_with_out_of_a_new_shape_plan_as_the_full_planner_does(layout, dtype, device):
-    """Calls with out= (a tensor laid out as tritonize would allocate the result, of the result's
-    dtype or float64; in place into the first argument where it has the call's shape and layout) of
-    other sizes take their class's template after one such call (_check_out_class_call): the class
-    of the call without out=, keyed by the outputs' dtypes too."""
+    """Calls with out= of other sizes take their class's template after one such call
+    (_check_out_class_call): into a tensor laid out as tritonize would allocate the result (of the
+    result's dtype or float64), the class of the call without out=, keyed by the outputs' dtypes
+    too; into one laid out otherwise (its dims reversed), and in place into the first argument
+    wherever it has the call's shape, the planner's walk of the inputs and the outputs."""
     fn, values = _affine_and_values(dtype, device, 41)
     make = OUT_LAYOUTS[layout]
-    for out_dtype in (dtype, torch.float64):
+
+    def reversed_dims(args):
+        allocated = _allocated_as_planned(fn, args)
+        dims = list(range(allocated.dim()))[::-1]
+        return allocated.permute(*dims).contiguous().permute(*dims)
+
+    into = {"allocated": _allocated_as_planned,
+            "allocated, float64": lambda fn, args: _allocated_as_planned(fn, args, torch.float64),
+            "dims reversed": lambda fn, args: reversed_dims(args),
+            "in place": lambda fn, args: args[0]}
+    for kind, out_for in into.items():
         learned = make(values, 8, 4, 32)
-        fn(*learned, out=_allocated_as_planned(fn, learned, out_dtype))
+        if kind == "in place" and (learned[0].shape != torch.broadcast_shapes(*(a.shape for a in learned))
+                                   or 0 in learned[0].stride()):
+            continue  # the first argument is broadcast: no call writes it in place
+        fn(*learned, out=out_for(fn, learned))
         for sizes in [(3, 5, 7), (17, 2, 64), (100, 12, 33), (40, 4, 32)]:
             args = make(values, *sizes)
-            out = _allocated_as_planned(fn, args, out_dtype)
-            if fn._out_class_key(args, [out])[0] not in fn._class_templates:
-                fn(*args, out=_allocated_as_planned(fn, args, out_dtype))  # another class: its template
-            _check_out_class_call(fn, args, out, dtype)
-    in_place = make(values, 8, 4, 32)
-    if not decorator._laid_out_as([in_place[0]], in_place[0].shape, _allocated_as_planned(fn, in_place).stride()) \
-            or in_place[0].shape != torch.broadcast_shapes(*(a.shape for a in in_place)):
-        return  # no call of this layout writes its first argument in place as allocated
-    fn(*in_place, out=in_place[0])
-    for sizes in [(3, 5, 7), (17, 2, 64), (40, 4, 32)]:
-        args = make(values, *sizes)
-        if fn._out_class_key(args, [args[0]])[0] not in fn._class_templates:
-            fn(*make(values, *sizes), out=make(values, *sizes)[0])
-        _check_out_class_call(fn, args, args[0], dtype)
+            if fn._out_class_key(args, [out_for(fn, args)])[0] not in fn._class_templates:
+                other = make(values, *sizes)  # another class (sizes that make a tile or a run): its template
+                fn(*other, out=out_for(fn, other))
+            _check_out_class_call(fn, args, out_for(fn, args), dtype)
 
 
-def test_out_calls_that_overlap_or_are_laid_out_otherwise_take_the_planner(device):
-    """An out= tensor whose memory overlaps an input's without being it, or that is laid out
-    otherwise than tritonize allocates, has no class plan: the planner refuses the overlaps
-    (check_overlap) and writes the others, as before. Views of one storage whose memory lies
-    apart take their class."""
+def test_out_calls_that_overlap_take_the_planner(device):
+    """An out= tensor whose memory overlaps an input's without being it, or with a stride-0 dim, has
+    no class plan: the planner refuses it (check_overlap, check_output). Views of one storage
+    whose memory lies apart take their class."""
     fn, values = _affine_and_values(torch.float32, device, 43)
     x, scale, shift = values((16, 8)), values((16, 8)), values((8,))
     fn(x, scale, shift, out=torch.empty(16, 8, device=device))  # the class's template
@@ -987,10 +990,10 @@ def test_out_calls_that_overlap_or_are_laid_out_otherwise_take_the_planner(devic
         assert fn._out_class_key((buffer[1:], scale, shift), [buffer[:-1]]) is None
         with pytest.raises(tritonize.OutArgumentError, match="overlaps input 'x'"):
             fn(buffer[1:], scale, shift, out=buffer[:-1])
-        transposed = torch.empty(8, n, device=device).t()
-        classed = fn._out_class_key((x, scale, shift), [transposed])
-        assert classed is not None and fn._class_plan(classed, (x, scale, shift), [transposed]) is None
-        assert torch.equal(fn(x, scale, shift, out=transposed), x * scale + shift)
+        expanded = torch.empty(n, 1, device=device).expand(n, 8)
+        assert fn._out_class_key((x, scale, shift), [expanded]) is None
+        with pytest.raises(tritonize.OutArgumentError, match="stride-0"):
+            fn(x, scale, shift, out=expanded)
         apart = values((2 * n, 8))  # two halves of one storage: apart, so of the class
         assert fn._out_class_key((apart[:n], scale, shift), [apart[n:]]) is not None
         fn(apart[:n], scale, shift, out=apart[n:])

@@ -7,6 +7,8 @@ least of 3 rounds that take tritonize, eager and torch.compile (dynamic shapes, 
 sizes first) in turn:
   - x.mul_(y) on (n, 64) rows (tritonize: mul(x, y, out=x))
   - x.mul_(y) on a transposed (64, n).t() beside (n, 64) rows (a tiled walk)
+  - x.mul_(y) on a column slice (n, 80)[:, :64] (an output laid out otherwise than tritonize
+    allocates: the class of the planner's walk of the inputs and the output, since later in session 30)
   - torch.mul(x, bias, out=z): rows beside a bias, into a fresh z
   - F.silu(x, inplace=True) on (n, 64) rows: tritonize under tritonize.enabled(), the op library
 
@@ -35,6 +37,9 @@ def cases(buffer) -> dict:
     def transposed(n):
         return buffer[0, :n * ROW].view(ROW, n).t(), buffer[1, :n * ROW].view(n, ROW)
 
+    def column_slice(n):  # (n, 64) of rows of 80, in place: laid out otherwise than allocated
+        return buffer[0, :n * (ROW + 16)].view(n, ROW + 16)[:, :ROW], buffer[1, :n * ROW].view(n, ROW)
+
     def with_bias(n):
         return buffer[0, :n * ROW].view(n, ROW), buffer[1, :ROW], buffer[2, :n * ROW].view(n, ROW)
 
@@ -50,6 +55,7 @@ def cases(buffer) -> dict:
     return {
         "x.mul_(y), rows": (rows, lambda a, b: mul(a, b, out=a), in_place),
         "x.mul_(y), transposed x": (transposed, lambda a, b: mul(a, b, out=a), in_place),
+        "x.mul_(y), column slice x": (column_slice, lambda a, b: mul(a, b, out=a), in_place),
         "mul(x, bias, out=z)": (with_bias, lambda a, b, z: mul(a, b, out=z), into),
         "F.silu(x, inplace=True)": (lambda n: rows(n)[:1], "enabled", silu_in_place),
     }
@@ -74,7 +80,7 @@ def main():
           f"{torch.__version__.split('+')[0]}): us per call, {CALLS} calls back to back, a new n every call, "
           f"least of {ROUNDS} rounds")
     sizes = 3 * ROUNDS * len(cases(None)) * CALLS
-    buffer = torch.rand(3, ROW * (16 + sizes + 16), device="cuda") + 0.5  # in-place products stay finite
+    buffer = torch.rand(3, (ROW + 16) * (16 + sizes + 16), device="cuda") + 0.5  # in-place products stay finite
     check(buffer)
     starts = iter(range(16, 16 + sizes, CALLS))
     for label, (arguments, ours, theirs) in cases(buffer).items():
