@@ -97,6 +97,17 @@ def test_zero_dim_tensor_gets_its_gradient_reduced(device):
     assert gradcheck(gelu_and_mul, (x, s))
 
 
+def test_a_0d_cpu_tensor_gets_its_gradient_where_it_lies(device):
+    """A 0-d tensor in CPU memory beside tensors on the device (passed to the kernel by value) gets
+    its gradient, reduced, in CPU memory, as torch's autograd gives a CPU scalar's."""
+    x = _double(4, 3, device=device)
+    s = torch.tensor(1.5, dtype=torch.float64, requires_grad=True)
+    assert gradcheck(gelu_and_mul, (x, s))
+    gelu_and_mul(x, s).sum().backward()
+    assert s.grad.device.type == "cpu" and s.grad.shape == ()
+    torch.testing.assert_close(s.grad, torch.nn.functional.gelu(x.detach()).sum().cpu())  # d/ds of gelu(x) * s
+
+
 def test_ties_follow_torch(device):
     a = torch.tensor([1.0, 2.0, 3.0, 0.0, -1.0], dtype=torch.float64, device=device, requires_grad=True)
     b = torch.tensor([1.0, 1.0, 4.0, 0.0, -1.0], dtype=torch.float64, device=device, requires_grad=True)

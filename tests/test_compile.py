@@ -65,3 +65,15 @@ def test_ops_appear_in_the_graph(device):
     fn = torch.compile(lambda t: silu_and_mul(t, t) + 1, backend=backend, fullgraph=True)
     torch.testing.assert_close(fn(x), silu_and_mul(x, x) + 1)
     assert any(target.startswith("tritonize.silu_and_mul") for target in seen), seen
+
+
+def test_a_0d_cpu_tensor_beside_the_device_compiles(device):
+    """A 0-d tensor in CPU memory beside tensors on the device (a scale kept as a CPU tensor) traces
+    with no graph break and runs the kernel that takes its value, with eager's results, for each new
+    value of it."""
+    x = torch.randn(4, 6, device=device)
+    fn = torch.compile(lambda t, s: silu_and_mul(t, s) + 1, fullgraph=True)
+    for value in (0.5, -2.0, 3.25):
+        scale = torch.tensor(value)
+        torch.testing.assert_close(fn(x, scale), silu_and_mul(x, scale) + 1)
+        torch.testing.assert_close(fn(x, scale), x * torch.sigmoid(x) * value + 1)
