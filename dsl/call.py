@@ -310,13 +310,14 @@ def check_overlap(outputs: list, inputs: list):
 
 def writes_apart(inputs: list, outputs: list, shape: tuple, device) -> bool:
     """May these out= tensors be written with no more checks than this: each of the call's shape
-    and device, with no stride-0 dim, its memory apart from every input's and every earlier output's (memory_span), but
-    where it is exactly one of the inputs (the same pointer, dtype, shape and strides: in place)?
-    check_overlap's rule, less its same-walk views of other shapes: False sends the call to the
-    planner, which allows those and says what overlaps."""
+    and device, with no stride-0 dim, its memory apart from every input's and every earlier
+    output's (memory_span), but where it is exactly one of the inputs (the same pointer, dtype,
+    shape and strides: in place)? check_overlap's rule, less its same-walk views of other shapes:
+    False sends the call to the planner, which allows those and says what overlaps or is refused."""
     written = []
     for out in outputs:
-        if out.shape != shape or out.device != device or 0 in out.stride():  # check_output's refusals
+        # check_output refuses another shape or device, and a stride-0 dim of two elements or more
+        if out.shape != shape or out.device != device or 0 in out.stride():
             return False
         storage, span = out.untyped_storage().data_ptr(), None
         for tensor in inputs:

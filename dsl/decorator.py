@@ -615,7 +615,8 @@ class PointwiseFunction:
                        for label, dtype, strides in zip(template.out_labels, spec.out_dtypes, out_strides)]
         else:  # labelled as plan() labels given outputs
             labels = ["out"] if len(given) == 1 else [f"out[{k}]" for k in range(len(given))]
-            outputs = [call.Operand(label, out, list(strides)) for label, out, strides in zip(labels, given, out_strides)]
+            outputs = [call.Operand(label, out, list(strides))
+                       for label, out, strides in zip(labels, given, out_strides)]
         plan = call.CallPlan(shape, device, vtypes, kernel_values, inputs, outputs, sizes, spec.index_dtype,
                              blocks, warps, moved)
         return plan, spec
@@ -623,10 +624,10 @@ class PointwiseFunction:
     def _class_sizes(self, classed, template) -> tuple:
         """What a call of a class with a template makes again for its size, as `plan` makes
         it: (spec, sizes, each input's strides, each output's strides (of the walk), the outputs'
-        allocation strides (None for out= tensors the walk holds), blocks, warps, bytes moved, the key
-        of spec in template.specs). The
-        specialization's size-dependent choices: the dependent launch, index width, masks,
-        eviction, and the approximations (and a layout's launch shape: gathered loads, vectors)."""
+        allocation strides (None for out= tensors the walk holds), blocks, warps, bytes moved, the
+        key of spec in template.specs). The specialization's size-dependent choices: the dependent
+        launch, index width, masks, eviction, and the approximations (and a layout's launch shape:
+        gathered loads, vectors)."""
         _, shape, device, walk = classed
         numel = math.prod(shape)
         tile, gathered, vectors = None, False, True  # a flat or broadcast walk reads every input in lines
