@@ -1046,6 +1046,40 @@ def test_any_layout_of_another_size_plans_as_the_full_planner_does(device, drawn
         assert torch.equal(got, args[0] * args[1] + args[2])
 
 
+@given(_one_layout_two_sizes(), st.data())
+def test_any_out_layout_of_another_size_plans_as_the_full_planner_does(device, drawn, data):
+    """Differential, with out=: after one call into an out= tensor of any layout (its dims in any
+    order in memory, with steps and gaps), or in place into the first argument where it keeps every
+    dim, a call of the same layouts at other sizes writes a fresh function's results bit for bit and
+    torch's; where it is of the first call's class, its class's plan and specialization are the
+    full planner's (_check_out_class_call)."""
+    layouts, first, second = drawn
+    rank = len(first)
+    kept = tuple(any(layout[0][d] for layout in layouts) for d in range(rank))  # the broadcast shape's dims
+    out_layout = (kept, tuple(data.draw(st.permutations(range(rank)))),
+                  tuple(data.draw(st.sampled_from([1, 1, 2])) for _ in range(rank)),
+                  tuple(data.draw(st.sampled_from([0, 0, 1])) for _ in range(rank)))
+    in_place = layouts[0][0] == kept and data.draw(st.booleans())
+    fn, values = _affine_and_values(torch.float32, device, 31)
+
+    def arguments(sizes):
+        args = tuple(_laid_out(values, layout, sizes) for layout in layouts)
+        return args, args[0] if in_place else _laid_out(values, out_layout, sizes)
+
+    learned, learned_out = arguments(first)
+    learned_key = fn._out_class_key(learned, [learned_out])
+    fn(*learned, out=learned_out)
+    args, out = arguments(second)
+    key = fn._out_class_key(args, [out])
+    if key is not None and learned_key is not None and key[0] == learned_key[0]:
+        _check_out_class_call(fn, args, out, torch.float32)
+    else:
+        expected, want = pointwise(fn.scalar_function)(*args), args[0] * args[1] + args[2]
+        assert fn(*args, out=out) is out
+        _bitwise_equal(out, expected)
+        assert torch.equal(out, want)
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=lambda d: str(d)[6:])
 @pytest.mark.parametrize("layout", ["rows", "bias", "transposed", "column"])
 def test_a_0d_tensor_among_the_arguments_takes_its_class_too(layout, dtype, device):
