@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import torch
 
 from tritonize.errors import BroadcastError, CallError, DeviceError, DtypeError, OutArgumentError, OutDtypeError
+from tritonize.overlap import elements_overlap, layout_of, overlaps_itself
 from tritonize.passes.type_rules import PYTHON, SUPPORTED_DTYPES, TENSOR, ZERO_DIM, VType, dtype_name
 from tritonize.view import StridedView
 
@@ -283,11 +284,20 @@ def check_output(label: str, out, shape: tuple, dtype: torch.dtype, device: torc
     if any(n > 1 and s == 0 for n, s in zip(out.shape, out.stride())):
         raise OutArgumentError(f"{label} has a broadcast (stride-0) dim: more than one element would be "
                                f"written to a single memory location")
+    if not out.is_contiguous():
+        folded = overlaps_itself(layout_of(out))
+        if folded is not False:
+            raise OutArgumentError(
+                f"{label} (shape {tuple(out.shape)}, strides {tuple(out.stride())}) "
+                + ("has elements at the same memory location" if folded else
+                   "may have elements at the same memory location (tritonize could not rule it out)")
+                + ": the result would depend on the order of writes (use a tensor whose elements are apart)")
 
 
 def check_overlap(outputs: list, inputs: list):
     """An output may alias an input exactly (in place) but not partly: that would read
-    elements already overwritten."""
+    elements already overwritten. Views whose spans overlap but whose elements lie apart
+    (interleaved, like x[..., ::2] and x[..., 1::2]) are apart."""
     for i, out in enumerate(outputs):
         if out.tensor.numel() == 0:
             continue
@@ -301,23 +311,31 @@ def check_overlap(outputs: list, inputs: list):
             if same_view and other in inputs:
                 continue
             span = memory_span(t)
-            if span[0] < out_span[1] and out_span[0] < span[1]:
-                what = "another output" if other in outputs else f"input '{other.label}'"
-                raise OutArgumentError(f"{out.label} overlaps {what} in memory without being the same view; "
-                                       f"the result would depend on the order of writes (use a separate "
-                                       f"output or clone the input)")
+            if not (span[0] < out_span[1] and out_span[0] < span[1]):
+                continue
+            shared = elements_overlap(layout_of(out.tensor), layout_of(t), t.data_ptr() - out.tensor.data_ptr())
+            if shared is False:
+                continue
+            what = "another output" if other in outputs else f"input '{other.label}'"
+            how = "" if shared else " (tritonize could not prove their elements apart)"
+            raise OutArgumentError(f"{out.label} overlaps {what} in memory without being the same view{how}; "
+                                   f"the result would depend on the order of writes (use a separate "
+                                   f"output or clone the input)")
 
 
 def writes_apart(inputs: list, outputs: list, shape: tuple, device) -> bool:
     """May these out= tensors be written with no more checks than this: each of the call's shape
-    and device, with no stride-0 dim, its memory apart from every input's and every earlier
-    output's (memory_span), but where it is exactly one of the inputs (the same pointer, dtype,
-    shape and strides: in place)? check_overlap's rule, less its same-walk views of other shapes:
-    False sends the call to the planner, which allows those and says what overlaps or is refused."""
+    and device, with no stride-0 dim and no two elements at one address, its elements apart from
+    every input's and every earlier output's (memory_span, then elements_overlap where the spans
+    meet), but where it is exactly one of the inputs (the same pointer, dtype, shape and strides:
+    in place)? check_overlap's rule, less its same-walk views of other shapes: False sends the
+    call to the planner, which allows those and says what overlaps or is refused."""
     written = []
     for out in outputs:
-        # check_output refuses another shape or device, and a stride-0 dim of two elements or more
-        if out.shape != shape or out.device != device or 0 in out.stride():
+        # check_output refuses another shape or device, a stride-0 dim of two elements or more,
+        # and elements that share an address
+        if out.shape != shape or out.device != device or 0 in out.stride() or (
+                not out.is_contiguous() and overlaps_itself(layout_of(out)) is not False):
             return False
         storage, span = out.untyped_storage().data_ptr(), None
         for tensor in inputs:
@@ -327,15 +345,20 @@ def writes_apart(inputs: list, outputs: list, shape: tuple, device) -> bool:
                 continue
             low, high = span = span or memory_span(out)
             other_low, other_high = memory_span(tensor)
-            if other_low < high and low < other_high:
+            if other_low < high and low < other_high and _elements_meet(out, tensor):
                 return False
         if len(outputs) > 1:
             low, high = span or memory_span(out)
-            for other, other_low, other_high in written:
-                if other == storage and other_low < high and low < other_high:
+            for other, other_storage, other_low, other_high in written:
+                if other_storage == storage and other_low < high and low < other_high and _elements_meet(out, other):
                     return False
-            written.append((storage, low, high))
+            written.append((out, storage, low, high))
     return True
+
+
+def _elements_meet(tensor, other) -> bool:
+    """Do two tensors of one storage, whose spans overlap, share a byte (or may they)?"""
+    return elements_overlap(layout_of(tensor), layout_of(other), other.data_ptr() - tensor.data_ptr()) is not False
 
 
 def same_walk(sizes, strides, other_strides) -> bool:
@@ -347,35 +370,39 @@ def same_walk(sizes, strides, other_strides) -> bool:
 class WriteGuard:
     """What check_overlap found for a call with out=, kept for the calls after it with the same
     signature (shapes, strides, dtypes), which differ only in their pointers: an output may be
-    written where it is disjoint from every other operand, or is the very view of an input (the
-    same pointer, strides and dtype) that the checked call could alias. Anything else goes back
-    to check_overlap, which says what overlaps. `sizes`: the (coalesced) sizes that the
-    operands' strides walk."""
+    written where its elements lie apart from every other operand's (their spans apart, or
+    elements_overlap says so for these pointers), or it is the very view of an input (the same
+    pointer, strides and dtype) that the checked call could alias. Anything else goes back to
+    check_overlap, which says what overlaps. `sizes`: the (coalesced) sizes that the operands'
+    strides walk."""
 
     def __init__(self, sizes, inputs: list, outputs: list):
         self.empty = any(o.tensor.numel() == 0 for o in outputs)
-        spans = [_relative_span(o.tensor) for o in inputs + outputs]
-        # per output: its position among the pointers (inputs', then outputs'), its span, and each
-        # operand it must not overlap: position, span, and whether equal pointers are in place
-        # (an input that could be one view with it)
+        operands = inputs + outputs
+        spans = [_relative_span(o.tensor) for o in operands]
+        layouts = [layout_of(o.tensor) for o in operands]
+        # per output: its position among the pointers (inputs', then outputs'), its span and
+        # layout, and each operand it must not overlap: position, span, whether equal pointers
+        # are in place (an input that could be one view with it), and layout
         self.checks = []
         for k, out in enumerate(outputs):
             position = len(inputs) + k
-            others = [(j, *spans[j], i.tensor.dtype == out.tensor.dtype and same_walk(sizes, i.strides, out.strides))
-                      for j, i in enumerate(inputs)]
-            others += [(len(inputs) + j, *spans[len(inputs) + j], False) for j in range(k)]
-            self.checks.append((position, *spans[position], tuple(others)))
+            others = [(j, *spans[j], i.tensor.dtype == out.tensor.dtype and same_walk(sizes, i.strides, out.strides),
+                       layouts[j]) for j, i in enumerate(inputs)]
+            others += [(len(inputs) + j, *spans[len(inputs) + j], False, layouts[len(inputs) + j]) for j in range(k)]
+            self.checks.append((position, *spans[position], layouts[position], tuple(others)))
 
     def allows(self, pointers) -> bool:
         """May the outputs be written, the operands at these pointers (inputs', then outputs')?"""
         if self.empty:
             return True
-        for position, low, high, others in self.checks:
+        for position, low, high, layout, others in self.checks:
             pointer = pointers[position]
             low, high = pointer + low, pointer + high
-            for j, a, b, in_place in others:
+            for j, a, b, in_place, other_layout in others:
                 other = pointers[j]
-                if other + a < high and low < other + b and not (in_place and other == pointer):
+                if other + a < high and low < other + b and not (in_place and other == pointer) \
+                        and elements_overlap(layout, other_layout, other - pointer) is not False:
                     return False
         return True
 

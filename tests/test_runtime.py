@@ -978,9 +978,9 @@ def test_calls_with_out_of_a_new_shape_plan_as_the_full_planner_does(layout, dty
 
 
 def test_out_calls_that_overlap_take_the_planner(device):
-    """An out= tensor whose memory overlaps an input's without being it, or with a stride-0 dim, has
+    """An out= tensor whose elements overlap an input's without being it, or with a stride-0 dim, has
     no class plan: the planner refuses it (check_overlap, check_output). Views of one storage
-    whose memory lies apart take their class."""
+    whose elements lie apart take their class, their spans apart or interleaved."""
     fn, values = _affine_and_values(torch.float32, device, 43)
     x, scale, shift = values((16, 8)), values((16, 8)), values((8,))
     fn(x, scale, shift, out=torch.empty(16, 8, device=device))  # the class's template
@@ -998,8 +998,16 @@ def test_out_calls_that_overlap_take_the_planner(device):
         assert fn._out_class_key((apart[:n], scale, shift), [apart[n:]]) is not None
         fn(apart[:n], scale, shift, out=apart[n:])
         assert torch.equal(apart[n:], apart[:n] * scale + shift)
-        together = values((n, 16))  # an input and the output interleaved in one storage: the planner's
-        assert fn._out_class_key((together[:, 8:], scale, shift), [together[:, :8]]) is None
+        together = values((n, 16))  # an input and the output interleaved in one storage, elements apart
+        assert fn._out_class_key((together[:, 8:], scale, shift), [together[:, :8]]) is not None
+        expected = together[:, 8:] * scale + shift
+        fn(together[:, 8:], scale, shift, out=together[:, :8])
+        assert torch.equal(together[:, :8], expected)
+        before = together.clone()  # interleaved and sharing elements: the planner refuses it
+        assert fn._out_class_key((together[:, 4:12], scale, shift), [together[:, :8]]) is None
+        with pytest.raises(tritonize.OutArgumentError, match="overlaps input 'x'"):
+            fn(together[:, 4:12], scale, shift, out=together[:, :8])
+        assert torch.equal(together, before)
 
 
 @st.composite
