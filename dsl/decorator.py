@@ -411,16 +411,23 @@ class PointwiseFunction:
     # alignment, the walk's structure, number types and device) serves every size: only the
     # size-dependent choices are made again.
 
-    def _class_key(self, args, outputs=None):
+    def _class_key(self, args):
         """(class key, shape, device, walk) where every tensor argument is a plain tensor on one
         device: where all are row-major and of one shape of two elements or more, walk ("flat",
         strides); where they are row-major and their shapes broadcast to a shape whose dims group
         into two or more runs, each tensor broadcast along the whole of a run or along none of it
         (a 0-d tensor along all), walk ("broadcast", ...) (_broadcast_key); else the planner's walk,
         ("layout", ...) (_layout_key). A 0-d tensor in CPU memory is passed by value, as a number: its
-        part is its dtype, and the walk leaves it out. With `outputs` (out= tensors laid out otherwise
-        than plan() allocates: _out_class_key), the planner's walk of the inputs and them. None for
-        other calls."""
+        part is its dtype, and the walk leaves it out. None for other calls."""
+        operands = self._class_operands(args)
+        return None if operands is None else self._operands_class(*operands)
+
+    def _class_operands(self, args):
+        """(tensors, parts, shape, device, row-major strides or None, one_shape) of a call's arguments
+        for _class_key: the tensors the kernel reads through pointers, each argument's part of the
+        key, the first tensor's shape and device, that shape's row-major strides where every tensor
+        has them (else None), and whether all have that shape; None where some argument keeps the
+        call from a class."""
         if self._ctx.read_as:
             return None
         shape = device = standard = None
@@ -447,9 +454,11 @@ class PointwiseFunction:
                 parts.append(type(value))
         if shape is None:
             return None
-        if outputs is not None:
-            return self._layout_key(tensors, parts, device, shape if one_shape else None, outputs)
-        if flat:
+        return tensors, parts, shape, device, standard if flat else None, one_shape
+
+    def _operands_class(self, tensors, parts, shape, device, standard, one_shape):
+        """_class_key's answer from _class_operands'."""
+        if standard is not None:
             if math.prod(shape) < 2:
                 return None
             return (tuple(parts), device, "flat"), shape, device, ("flat", standard)
@@ -460,24 +469,29 @@ class PointwiseFunction:
     def _out_class_key(self, args, outputs):
         """_class_key's answer for a call with out= tensors (`outputs`: plain tensors, else None), keyed
         by the outputs' dtypes too, where each output has the call's shape and device, no stride-0 dim,
-        and memory apart from every input's and earlier output's but where it is exactly one of the
+        and elements apart from every input's and earlier output's but where it is exactly one of the
         inputs (in place: call.writes_apart); else None, and the planner checks the call
         (check_overlap says what overlaps). Outputs laid out as plan() would allocate them take the
         class of the call without them; others (a strided slice written in place, a transposed out=)
         the planner's walk of the inputs and the outputs (_layout_key)."""
         if outputs is None or len(outputs) != self.num_outputs:
             return None
-        classed = self._class_key(args)
+        operands = self._class_operands(args)
+        if operands is None:
+            return None
+        classed = self._operands_class(*operands)
         if classed is None:
             return None
         key, shape, device, walk = classed
-        inputs = [a for a in args if type(a) is _Tensor and not _by_value(a)]
-        if not call.writes_apart(inputs, outputs, shape, device):
+        tensors, parts, _, _, _, one_shape = operands
+        if not call.writes_apart(tensors, outputs, shape, device):
             return None
-        # a flat or broadcast walk's row-major tensors lay the outputs out row-major (size-1 dims aside)
-        allocated = walk[4] if walk[0] == "layout" else call.row_major_strides(shape)
+        # a flat or broadcast walk's row-major tensors lay the outputs out row-major (size-1 dims aside):
+        # the flat walk's strides, the broadcast walk's `standard`; a layout walk's allocation
+        allocated = walk[1] if walk[0] == "flat" else walk[4]
         if not _laid_out_as(outputs, shape, allocated):
-            classed = self._class_key(args, outputs)
+            # the planner's walk orders the dims by the outputs' strides first
+            classed = self._layout_key(tensors, parts, device, shape if one_shape else None, outputs)
             if classed is None:
                 return None
             key, shape, device, walk = classed
