@@ -1,0 +1,72 @@
+"""A rotation written in place on the even and odd elements of each row (a GPT-J style rotary
+embedding: x[..., ::2] and x[..., 1::2]), which tritonize refused as an overlap before
+session 31 and now writes (each output's span covers the other input's, their elements apart:
+tritonize.overlap). Host time per call back to back on (8, 64) float32 rows, and kernel time
+(do_bench, median) on (4096 x 32, 128) bfloat16 rows (a batch of 4096 tokens, 32 heads of 128),
+beside the same rotation into fresh tensors, eager (two expressions and two copies) and
+torch.compile (static shapes) of the eager function:
+
+    python -m benchmarks.experiments.interleaved_out
+"""
+import torch
+import triton
+
+import tritonize
+from benchmarks.run import best_in_turn, per_call_us
+
+
+@tritonize.pointwise
+def rotate(a, b, cos, sin):
+    return a * cos - b * sin, a * sin + b * cos
+
+
+def eager_rotate(x, cos, sin):
+    even, odd = x[..., ::2], x[..., 1::2]
+    first, second = even * cos - odd * sin, even * sin + odd * cos
+    even.copy_(first)
+    odd.copy_(second)
+
+
+def systems(x, cos, sin, compiled):
+    even, odd = x[..., ::2], x[..., 1::2]
+    return {
+        "tritonize, in place": lambda: rotate(even, odd, cos, sin, out=(even, odd)),
+        "tritonize, fresh outputs": lambda: rotate(even, odd, cos, sin),
+        "eager, in place": lambda: eager_rotate(x, cos, sin),
+        "torch.compile, in place": lambda: compiled(x, cos, sin),
+    }
+
+
+def check(x, cos, sin, compiled):
+    expected = x.clone()
+    eager_rotate(expected, cos, sin)
+    for label in ("tritonize, in place", "eager, in place", "torch.compile, in place"):
+        copy = x.clone()
+        systems(copy, cos, sin, compiled)[label]()
+        torch.testing.assert_close(copy, expected, atol=1e-2, rtol=1e-2, msg=label)
+
+
+def main():
+    device = "cuda"
+    compiled = torch.compile(eager_rotate)
+    print(f"# python -m benchmarks.experiments.interleaved_out ({torch.cuda.get_device_name()}, torch "
+          f"{torch.__version__}, triton {triton.__version__})")
+    x = torch.randn(8, 64, device=device)
+    cos, sin = torch.randn(8, 32, device=device), torch.randn(8, 32, device=device)
+    check(x, cos, sin, compiled)
+    host = per_call_us(systems(x, cos, sin, compiled), 2000, rounds=5)
+    print("host, (8, 64) float32, us per call back to back:  "
+          + "   ".join(f"{label} {us:.2f}" for label, us in host.items()))
+    x = torch.randn(4096 * 32, 128, device=device, dtype=torch.bfloat16)
+    cos = torch.randn(4096 * 32, 64, device=device, dtype=torch.bfloat16)
+    sin = torch.randn_like(cos)
+    check(x, cos, sin, compiled)
+    moved = (x.numel() * 2 + cos.numel() * 2) * 2  # x read and written, cos and sin read
+    kernel = best_in_turn({label: lambda fn=fn: triton.testing.do_bench(fn, return_mode="median") * 1e3
+                           for label, fn in systems(x, cos, sin, compiled).items()}, 3)
+    print(f"kernel, (131072, 128) bfloat16 ({moved / 1e6:.0f} MB moved in place), us (GB/s):  "
+          + "   ".join(f"{label} {us:.1f} ({moved / us / 1e3:.0f})" for label, us in kernel.items()))
+
+
+if __name__ == "__main__":
+    main()
