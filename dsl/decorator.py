@@ -1094,8 +1094,10 @@ class LaunchRecipe(KernelArguments):
         compiled = self.launch(*tensors, *outputs, *scalars, *self.strides, self.sizes, self.numel, self.grid,
                                *self.blocks, self.warps, extern_libs=self.extern_libs)
         self.launched = True
-        # outputs the caller gave may be misaligned; a recipe is memoized for fresh ones only
-        if self.fast is None and FAST_LAUNCH and all(o.data_ptr() % 16 == 0 for o in outputs):
+        # Triton specialized the kernel on each pointer's 16-byte alignment, the outputs' too: a recipe
+        # of calls with out= (misaligned ones among them: the odd elements of a row written in place)
+        # is keyed by its outputs' alignment as well (signature_key), so this kernel serves its calls
+        if self.fast is None and FAST_LAUNCH:
             self.arm(compiled)
             if compiled_key is not None:
                 if len(self.kernels) >= MAX_RECIPES:

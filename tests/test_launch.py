@@ -583,6 +583,39 @@ def test_steady_calls_allocate_and_launch_right_in_every_variant():
         mixed(2**64, x, x)
 
 
+@needs_cuda
+def test_out_calls_into_misaligned_outputs_launch_directly():
+    """The odd elements of a row written in place (4 bytes past 16-byte alignment), or a slice
+    one element on: the recipe arms the kernel Triton specialized for misaligned outputs, and an
+    aligned output of the same shape and strides takes a recipe of its own (its key differs)."""
+    from tritonize import pointwise
+
+    @pointwise
+    def rotate(a, b, cos, sin):
+        return a * cos - b * sin, a * sin + b * cos
+
+    @pointwise
+    def scaled(x, s: float):
+        return x * s
+
+    x = torch.randn(8, 64, device="cuda")
+    cos, sin = torch.randn(8, 32, device="cuda"), torch.randn(8, 32, device="cuda")
+    buffer = torch.randn(4097, device="cuda")
+    for _ in range(4):
+        even, odd = x[:, ::2], x[:, 1::2]
+        expected = rotate(even.clone(), odd.clone(), cos, sin)
+        rotate(even, odd, cos, sin, out=(even, odd))
+        assert torch.equal(x[:, ::2], expected[0]) and torch.equal(x[:, 1::2], expected[1])
+        for start in (1, 0):  # misaligned, then aligned: two recipes
+            source = buffer[start + 2048:start + 4096].clone()
+            assert scaled(source, 0.5, out=buffer[start:start + 2048]) is not None
+            assert torch.equal(buffer[start:start + 2048], source * 0.5)
+    recipes = [*rotate._out_recipes.values(), *scaled._out_recipes.values()]
+    assert len(recipes) == 3
+    assert {r.fast_kind for r in recipes} == {"direct"}
+    assert all(r.write != r.first_writes for r in recipes)
+
+
 def test_dependent_launch_is_for_launches_larger_than_the_l2_or_asked_for_and_on_hopper_only(monkeypatch):
     """call.dependent_launch: by default for launches that move more bytes than the L2 holds;
     TRITONIZE_DEPENDENT_LAUNCH=1 asks for it at every size, =0 for none, other values are refused;
