@@ -584,6 +584,39 @@ def test_steady_calls_allocate_and_launch_right_in_every_variant():
 
 
 @needs_cuda
+def test_steady_calls_of_several_outputs_allocate_each_and_launch_in_one_closure():
+    """Two and three outputs, of one dtype or several, beside numbers and a 0-d CPU tensor passed
+    by value: each output its own fresh tensor, laid out as the first call's, equal to it."""
+    from tritonize import pointwise
+
+    @pointwise
+    def polar(r, theta):
+        return r * math.cos(theta), r * math.sin(theta)
+
+    @pointwise
+    def parts(x, k: int, s):
+        return x * k + s, x > s, x // 2.0
+
+    x = torch.randn(40, 40, device="cuda")
+    cases = [(polar, (x, x.t())), (polar, (x[:, :20], torch.randn(20, device="cuda"))),
+             (parts, (x, 3, torch.tensor(0.25))), (parts, (x.t().half(), -2, 0.5))]
+    for fn, args in cases:
+        first = fn(*args)
+        for _ in range(3):
+            got = fn(*args)
+            assert len(got) == len(first) and len({out.data_ptr() for out in got}) == len(got)
+            for out, expected in zip(got, first):
+                assert out.dtype == expected.dtype and out.stride() == expected.stride()
+                assert torch.equal(out, expected)
+    recipes = [*polar._recipes.values(), *parts._recipes.values()]
+    assert len(recipes) == 4 and {r.fast_kind for r in recipes} == {"direct"}
+    assert all(r.call != r.first_calls and r.call.__qualname__.startswith("LaunchRecipe.steady_calls_of_outputs")
+               for r in recipes)
+    expected = x.t().half() * -2 + 0.5
+    assert torch.equal(parts(x.t().half(), -2, 0.5)[0], expected)
+
+
+@needs_cuda
 def test_out_calls_into_misaligned_outputs_launch_directly():
     """The odd elements of a row written in place (4 bytes past 16-byte alignment), or a slice
     one element on: the recipe arms the kernel Triton specialized for misaligned outputs, and an
