@@ -330,16 +330,18 @@ def writes_apart(inputs: list, outputs: list, shape: tuple, device) -> bool:
     meet), but where it is exactly one of the inputs (the same pointer, dtype, shape and strides:
     in place)? check_overlap's rule, less its same-walk views of other shapes: False sends the
     call to the planner, which allows those and says what overlaps or is refused."""
-    written = []
+    written, stored = [], None
     for out in outputs:
         # check_output refuses another shape or device, a stride-0 dim of two elements or more,
         # and elements that share an address
         if out.shape != shape or out.device != device or 0 in out.stride() or (
                 not out.is_contiguous() and overlaps_itself(layout_of(out)) is not False):
             return False
+        if stored is None:  # each input's storage, asked once (untyped_storage() makes an object)
+            stored = [(tensor, tensor.untyped_storage().data_ptr()) for tensor in inputs]
         storage, span = out.untyped_storage().data_ptr(), None
-        for tensor in inputs:
-            if tensor.untyped_storage().data_ptr() != storage or (
+        for tensor, tensor_storage in stored:
+            if tensor_storage != storage or (
                     tensor.data_ptr() == out.data_ptr() and tensor.stride() == out.stride()
                     and tensor.dtype == out.dtype and tensor.shape == out.shape):
                 continue

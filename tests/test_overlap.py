@@ -67,10 +67,14 @@ def test_interleaved_and_folded_layouts():
 
 
 def test_a_search_past_its_budget_is_not_proof(monkeypatch):
+    """Column blocks need the search; interleaved elements are apart by their residues alone,
+    at any size, with no search."""
     monkeypatch.setattr(overlap, "SEARCH_BUDGET", 0)
-    even = (4, (4, 4), (8, 2))
-    assert overlap.elements_overlap(even, even, 4) is None
+    halves = (4, (16, 8), (16, 1))
+    assert overlap.elements_overlap(halves, halves, 32) is None
     assert overlap.overlaps_itself((4, (4, 4), (1, 1))) is None
+    for rows in (4, 1000, 10**9):
+        assert overlap.elements_overlap((4, (rows, 64), (128, 2)), (4, (rows, 64), (128, 2)), 4) is False
 
 
 @pointwise
@@ -161,7 +165,7 @@ def test_a_search_that_gives_up_refuses_the_call(device, monkeypatch):
 
     buffer = torch.zeros(32, device=device)
     with pytest.raises(tritonize.OutArgumentError, match="could not prove their elements apart"):
-        offset(buffer[0:16:2], 1.0, out=buffer[1:17:2])
+        offset(buffer[:16].view(4, 4)[:, :2], 1.0, out=buffer[:16].view(4, 4)[:, 2:])  # column blocks
     with pytest.raises(tritonize.OutArgumentError, match="could not rule it out"):
         offset(buffer[:16].reshape(4, 4), 1.0, out=buffer.as_strided((4, 4), (3, 1)))
     assert torch.equal(buffer, torch.zeros(32, device=device))
