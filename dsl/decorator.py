@@ -479,11 +479,22 @@ class PointwiseFunction:
         operands = self._class_operands(args)
         if operands is None:
             return None
+        tensors, parts, shape, device, standard, one_shape = operands
+        dtypes = tuple(o.dtype for o in outputs)
+        if standard is None and one_shape:
+            # strided tensors of one shape: one walk, of the inputs alone where the outputs are laid
+            # out as plan() would allocate them (the permutation of the inputs' dims tells), else of
+            # the inputs and the outputs
+            if not call.writes_apart(tensors, outputs, shape, device):
+                return None
+            perm = call.layout_permutation(shape, [t.stride() for t in tensors])
+            laid_out = _laid_out_as(outputs, shape, call.allocation_strides(shape, perm))
+            classed = self._layout_key(tensors, parts, device, shape, None if laid_out else outputs, perm)
+            return None if classed is None else ((classed[0], "out", dtypes), *classed[1:])
         classed = self._operands_class(*operands)
         if classed is None:
             return None
         key, shape, device, walk = classed
-        tensors, parts, _, _, _, one_shape = operands
         if not call.writes_apart(tensors, outputs, shape, device):
             return None
         # a flat or broadcast walk's row-major tensors lay the outputs out row-major (size-1 dims aside):
@@ -495,9 +506,9 @@ class PointwiseFunction:
             if classed is None:
                 return None
             key, shape, device, walk = classed
-        return (key, "out", tuple(o.dtype for o in outputs)), shape, device, walk
+        return (key, "out", dtypes), shape, device, walk
 
-    def _layout_key(self, tensors, parts, device, shape=None, outputs=None):
+    def _layout_key(self, tensors, parts, device, shape=None, outputs=None, perm=None):
         """_class_key's answer for tensors of any strides (none empty, two elements or more in all;
         `shape`: theirs, where all have one): the planner's walk of them, ("layout", sizes, each
         tensor's strides, tile, the outputs' allocation strides, None), their dims ordered and
@@ -505,7 +516,8 @@ class PointwiseFunction:
         the tensors and them, ("layout", sizes, each tensor's strides, tile, None, each output's
         strides), ordered by their strides first as plan() orders a call with out=. The class key
         holds what the specialization depends on of the walk (its rank, its tile, the dims each
-        tensor is broadcast along) beside dtypes, alignment and number types."""
+        tensor is broadcast along) beside dtypes, alignment and number types. `perm`: the tensors'
+        call.layout_permutation where the caller has it (a walk without outputs)."""
         if shape is None:
             try:
                 shape = call.broadcast_shape(dict(enumerate(t.shape for t in tensors)))
@@ -517,7 +529,8 @@ class PointwiseFunction:
         if 0 in shape or math.prod(shape) < 2:
             return None  # empty calls launch nothing
         given = [list(o.stride()) for o in outputs] if outputs else []
-        perm = call.layout_permutation(shape, given + expanded)  # plan() orders by the out= tensors first
+        if perm is None or outputs:  # `perm`: the caller's layout_permutation of the tensors alone
+            perm = call.layout_permutation(shape, given + expanded)  # plan() orders by the out= tensors first
         # outputs allocated in the order perm gives coalesce with every dim: plan() merges as here
         sizes, walked = call.coalesce(shape, perm, expanded + given)
         walked, written = walked[:len(tensors)], walked[len(tensors):]
@@ -979,27 +992,28 @@ class ClassLaunch(KernelArguments):
 
     def __init__(self, **fields):
         self.__dict__.update(fields)
-        self.launchers = {}  # grid_launcher's launch functions by the integer classes of kernel_tail
+        # grid_launcher's launch functions by the integer classes of kernel_tail and the outputs' alignment
+        self.launchers = {}
 
     def run(self, args, outputs, strides, sizes, numel, grid) -> bool:
         """Launch on these arguments (all parameters, by position) into fresh `outputs` on `grid`
         (call.walk_grid's); False (nothing launched) where no kernel is compiled for their kernel_key."""
         tail = kernel_tail(strides, sizes, numel, self.blocks, self.tiled)
-        classes = tuple(map(integer_class, tail))
-        launch = self.launchers.get(classes)
+        written = [o.data_ptr() for o in outputs]
+        # the class key holds the inputs' alignment; out= tensors may be misaligned (the odd elements
+        # of rows written in place), and Triton specialized the kernel on each pointer's alignment
+        found = (tuple(map(integer_class, tail)), tuple(pointer & 15 == 0 for pointer in written))
+        launch = self.launchers.get(found)
         if launch is None:
             tensors = [args[i] for i in self.tensor_positions]
             compiled = self.kernels.get(kernel_key(self.launch, self.blocks, self.warps, self.device, self.linked,
-                                                   classes, (*tensors, *outputs)))
+                                                   found[0], (*tensors, *outputs)))
             # None, too, where Triton's launcher is not one grid_launcher knows or a profiler's hook
             # is registered (not kept: the hook may go)
             launch = grid_launcher(compiled, self.device) if compiled is not None else None
             if launch is None:
                 return False
-            self.launchers[classes] = launch
-        written = [o.data_ptr() for o in outputs]
-        if any(pointer & 15 for pointer in written):  # the kernel was compiled for aligned outputs
-            return False
+            self.launchers[found] = launch
         if _several_gpus() and self.device.index != torch.cuda.current_device():
             return False  # the launcher launches on the current device's context (LaunchRecipe.run's way)
         launch(grid[0], grid[1] if len(grid) == 2 else 1,

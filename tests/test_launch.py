@@ -469,6 +469,43 @@ def test_a_call_with_out_of_a_new_shape_launches_by_its_class(monkeypatch):
 
 
 @needs_cuda
+def test_a_rotation_in_place_on_interleaved_rows_of_a_new_length_launches_by_its_class(monkeypatch):
+    """The even and odd elements of each row rotated in place (out= the inputs themselves, the odd
+    ones 4 bytes past 16-byte alignment), a new number of rows every call, as a rotary embedding
+    over a growing sequence: after the class's first call, each launches by its class, with no
+    JIT run and no recipe kept, and gives torch's results; likewise with the halves swapped (the
+    misaligned one first: another class, another kernel)."""
+    from tritonize import pointwise
+
+    jit_runs = _counting_jit_runs(monkeypatch)
+
+    @pointwise
+    def rotate(a, b, cos, sin):
+        return a * cos - b * sin, a * sin + b * cos
+
+    rows = torch.randn(400 * 128, device="cuda")
+    table = torch.randn(2, 400 * 64, device="cuda")
+
+    def call(n, shift=0):
+        x = rows[:n * 128].view(n, 128)
+        cos, sin = table[0, :n * 64].view(n, 64), table[1, :n * 64].view(n, 64)
+        even, odd = x[:, shift::2], x[:, 1 - shift::2]
+        want = (even * cos - odd * sin, even * sin + odd * cos)
+        result = rotate(even, odd, cos, sin, out=(even, odd))
+        assert result[0] is even and result[1] is odd
+        assert torch.equal(even, want[0]) and torch.equal(odd, want[1]), n
+        return signature_key((even, odd, cos, sin)) + signature_key((even, odd))
+
+    for shift in (0, 1):  # the odd elements written first, then the even ones first
+        call(32, shift)  # the class's template, and its kernel, compiled
+        recipes, runs = len(rotate._out_recipes), len(jit_runs)
+        for n in range(48 + 160 * shift, 208 + 160 * shift, 16):
+            key = call(n, shift)
+            assert key in rotate._seen and key not in rotate._out_recipes, (shift, n)
+        assert len(rotate._out_recipes) == recipes and len(jit_runs) == runs, "no recipe kept, no JIT run"
+
+
+@needs_cuda
 def test_a_0d_cpu_tensor_beside_gpu_tensors_is_captured_by_value():
     """A CUDA graph holds a 0-d CPU tensor's value at capture, as eager torch's kernels do (it is
     passed by value: a copy to the GPU before each launch could not be captured); its sign and NaN
