@@ -35,11 +35,17 @@ def elements_overlap(first: tuple, second: tuple, offset: int) -> bool | None:
     """Does a byte of an element of `second` (a layout whose first element lies `offset` bytes
     after `first`'s first element) lie in an element of `first`? None where the search gave up.
     Answers are kept: a call of the same tensors' layouts comes again with the same offsets (the
-    even and odd halves of each new tensor), and a search takes ~5 us of Python."""
+    even and odd halves of each new tensor), and is then a lookup (~0.15 us of Python)."""
+    return _kept_overlap(first, second, offset, SEARCH_BUDGET)
+
+
+@functools.lru_cache(maxsize=4096)
+def _kept_overlap(first: tuple, second: tuple, offset: int, budget: int) -> bool | None:
+    """elements_overlap's answer, kept per layouts, offset and budget."""
     # Every element of either starts a multiple of `step` bytes from its first element: where the
     # bytes of the one and of the other fall in different parts of each step (the even and the
-    # odd elements of rows), they never meet, whatever the sizes. No search, and nothing kept per
-    # size for calls whose sizes change every call (a rotation in place over a growing sequence).
+    # odd elements of rows), they never meet, whatever the sizes: no search (~5 us of Python),
+    # for calls whose sizes change every call too (a rotation in place over a growing sequence).
     step = 0
     for size, sizes, strides in (first, second):
         for n, stride in zip(sizes, strides):
@@ -49,15 +55,8 @@ def elements_overlap(first: tuple, second: tuple, offset: int) -> bool | None:
                 step = math.gcd(step, stride * size)
     if step and first[0] <= offset % step <= step - second[0]:
         return False
-    return _kept_overlap(first, second, offset, SEARCH_BUDGET)
-
-
-@functools.lru_cache(maxsize=4096)
-def _kept_overlap(first: tuple, second: tuple, offset: int, budget: int) -> bool | None:
     first_size, first_terms, first_low = _positive_terms(first)
     second_size, second_terms, second_low = _positive_terms(second)
-    if first_terms is None or second_terms is None:
-        return False  # an empty layout holds no element
     # An element of each at the same byte: first_low + sum(x * a) + u == offset + second_low +
     # sum(y * b) + v, with 0 <= u < first_size, 0 <= v < second_size. Counting y and v down from
     # their tops (y' = top - y) leaves positive coefficients only.
