@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 import torch
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import tritonize
@@ -185,3 +185,62 @@ def test_aten_in_place_ops_on_interleaved_views_under_enabled(device):
         torch.mul(rows[:, ::2], 3.0, out=rows[:, 1::2])
     assert torch.equal(x, expected)
     assert torch.equal(rows, rows_expected)
+
+
+@st.composite
+def _views_in_one_storage(draw):
+    """Two inputs and two outputs of one shape, each a view of one float32 or int16 storage with
+    its own dims order, steps (1-3) and offset, or an input itself; the shape 1-3 dims of 1-4."""
+    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=3)))
+    storage = torch.zeros(400, dtype=draw(st.sampled_from([torch.float32, torch.int16])))
+
+    def view():
+        order = draw(st.permutations(range(len(shape))))
+        strides, step = [0] * len(shape), draw(st.integers(1, 3))
+        for d in reversed(order):
+            strides[d] = step
+            step *= shape[d] + draw(st.integers(0, 1))  # a gap after some dims
+        return storage.as_strided(shape, strides, draw(st.integers(0, 60)))
+
+    inputs = [view(), view()]
+    outputs = [draw(st.sampled_from(inputs)) if draw(st.booleans()) else view() for _ in range(2)]
+    return shape, inputs, outputs
+
+
+def _addresses_of(tensor):
+    """The byte addresses the tensor's elements cover."""
+    size, held = tensor.element_size(), set()
+    for index in itertools.product(*[range(n) for n in tensor.shape]):
+        start = tensor.data_ptr() + sum(i * s for i, s in zip(index, tensor.stride())) * size
+        held.update(range(start, start + size))
+    return held
+
+
+@settings(max_examples=1000)
+@given(_views_in_one_storage())
+def test_the_planner_and_the_class_path_decide_overlap_exactly(views):
+    """Against the bytes each view covers: the planner (check_overlap) refuses an output exactly
+    where it shares a byte with an input it is not (the same pointer, dtype and walk) or with an
+    earlier output; the class path (writes_apart) writes such calls only where the planner would."""
+    from tritonize import call
+
+    shape, inputs, outputs = views
+    shared = False
+    for k, out in enumerate(outputs):
+        for other in inputs:
+            same_view = other.data_ptr() == out.data_ptr() and call.same_walk(shape, other.stride(), out.stride())
+            shared = shared or (not same_view and bool(_addresses_of(out) & _addresses_of(other)))
+        for other in outputs[:k]:
+            shared = shared or bool(_addresses_of(out) & _addresses_of(other))
+    operands = [call.Operand(f"in{k}", t, list(t.stride())) for k, t in enumerate(inputs)]
+    given = [call.Operand(f"out{k}", t, list(t.stride())) for k, t in enumerate(outputs)]
+    try:
+        call.check_overlap(given, operands)
+        refused = False
+    except tritonize.OutArgumentError:
+        refused = True
+    assert refused is shared
+    apart = call.writes_apart(inputs, outputs, shape, inputs[0].device)
+    event(f"refused: {refused}, writes_apart: {apart}")
+    if apart:
+        assert not refused
