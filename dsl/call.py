@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import torch
 
 from tritonize.errors import BroadcastError, CallError, DeviceError, DtypeError, OutArgumentError, OutDtypeError
-from tritonize.overlap import elements_overlap, layout_of, overlaps_itself
+from tritonize.overlap import elements_overlap, layout_of, tensor_overlaps_itself
 from tritonize.passes.type_rules import PYTHON, SUPPORTED_DTYPES, TENSOR, ZERO_DIM, VType, dtype_name
 from tritonize.view import StridedView
 
@@ -284,14 +284,13 @@ def check_output(label: str, out, shape: tuple, dtype: torch.dtype, device: torc
     if any(n > 1 and s == 0 for n, s in zip(out.shape, out.stride())):
         raise OutArgumentError(f"{label} has a broadcast (stride-0) dim: more than one element would be "
                                f"written to a single memory location")
-    if not out.is_contiguous():
-        folded = overlaps_itself(layout_of(out))
-        if folded is not False:
-            raise OutArgumentError(
-                f"{label} (shape {tuple(out.shape)}, strides {tuple(out.stride())}) "
-                + ("has elements at the same memory location" if folded else
-                   "may have elements at the same memory location (tritonize could not rule it out)")
-                + ": the result would depend on the order of writes (use a tensor whose elements are apart)")
+    folded = tensor_overlaps_itself(out)
+    if folded is not False:
+        raise OutArgumentError(
+            f"{label} (shape {tuple(out.shape)}, strides {tuple(out.stride())}) "
+            + ("has elements at the same memory location" if folded else
+               "may have elements at the same memory location (tritonize could not rule it out)")
+            + ": the result would depend on the order of writes (use a tensor whose elements are apart)")
 
 
 def check_overlap(outputs: list, inputs: list):
@@ -334,8 +333,7 @@ def writes_apart(inputs: list, outputs: list, shape: tuple, device) -> bool:
     for out in outputs:
         # check_output refuses another shape or device, a stride-0 dim of two elements or more,
         # and elements that share an address
-        if out.shape != shape or out.device != device or 0 in out.stride() or (
-                not out.is_contiguous() and overlaps_itself(layout_of(out)) is not False):
+        if out.shape != shape or out.device != device or 0 in out.stride() or tensor_overlaps_itself(out) is not False:
             return False
         if stored is None:  # each input's storage, asked once (untyped_storage() makes an object)
             stored = [(tensor, tensor.untyped_storage().data_ptr()) for tensor in inputs]

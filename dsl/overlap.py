@@ -65,6 +65,11 @@ def _kept_overlap(first: tuple, second: tuple, offset: int, budget: int) -> bool
     return _solvable(terms, target, budget)
 
 
+def tensor_overlaps_itself(tensor) -> bool | None:
+    """overlaps_itself of a tensor's layout; False at once for a contiguous one."""
+    return False if tensor.is_contiguous() else overlaps_itself(layout_of(tensor))
+
+
 def overlaps_itself(layout: tuple) -> bool | None:
     """Do two elements of one layout lie at the same address (an as_strided view that folds
     back onto itself, a stride-0 dim of two elements or more)? None where the search gave up."""
@@ -95,10 +100,8 @@ def overlaps_itself(layout: tuple) -> bool | None:
 
 def _positive_terms(layout: tuple):
     """(element size, [(byte stride, top index)] of the dims that move, lowest byte offset from
-    the first element); terms None for an empty layout."""
+    the first element) of a layout with elements (_kept_overlap answers empty ones first)."""
     size, sizes, strides = layout
-    if any(n == 0 for n in sizes):
-        return size, None, 0
     low, terms = 0, []
     for n, stride in zip(sizes, strides):
         if n > 1 and stride != 0:
