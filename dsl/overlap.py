@@ -36,24 +36,38 @@ def elements_overlap(first: tuple, second: tuple, offset: int) -> bool | None:
     after `first`'s first element) lie in an element of `first`? None where the search gave up.
     Answers are kept: a call of the same tensors' layouts comes again with the same offsets (the
     even and odd halves of each new tensor), and is then a lookup (~0.15 us of Python)."""
+    # where every dim of both holds two elements or more, the residue test (_apart_by_step) reads
+    # strides alone: kept per strides, it answers calls whose sizes change every call (a rotation
+    # in place over a growing sequence) with a lookup
+    if (0 not in first[1] and 1 not in first[1] and 0 not in second[1] and 1 not in second[1]
+            and _apart_by_step(first[0], first[2], second[0], second[2], offset)):
+        return False
     return _kept_overlap(first, second, offset, SEARCH_BUDGET)
+
+
+@functools.lru_cache(maxsize=4096)
+def _apart_by_step(first_size: int, first_strides: tuple, second_size: int, second_strides: tuple,
+                   offset: int) -> bool:
+    """Every element of either layout (element sizes, strides of the dims that hold two elements
+    or more) starts a multiple of `step` bytes from its first element, `step` the gcd of their byte
+    strides: where the bytes of the one and of the other fall in different parts of each step (the
+    even and the odd elements of rows), they never meet, whatever the sizes."""
+    step = 0
+    for stride in first_strides:
+        step = math.gcd(step, stride * first_size)
+    for stride in second_strides:
+        step = math.gcd(step, stride * second_size)
+    return bool(step) and first_size <= offset % step <= step - second_size
 
 
 @functools.lru_cache(maxsize=4096)
 def _kept_overlap(first: tuple, second: tuple, offset: int, budget: int) -> bool | None:
     """elements_overlap's answer, kept per layouts, offset and budget."""
-    # Every element of either starts a multiple of `step` bytes from its first element: where the
-    # bytes of the one and of the other fall in different parts of each step (the even and the
-    # odd elements of rows), they never meet, whatever the sizes: no search (~5 us of Python),
-    # for calls whose sizes change every call too (a rotation in place over a growing sequence).
-    step = 0
-    for size, sizes, strides in (first, second):
-        for n, stride in zip(sizes, strides):
-            if n == 0:
-                return False  # an empty layout holds no element
-            if n > 1:
-                step = math.gcd(step, stride * size)
-    if step and first[0] <= offset % step <= step - second[0]:
+    if 0 in first[1] or 0 in second[1]:
+        return False  # an empty layout holds no element
+    # the residue test first (no search, ~5 us of Python less), on the dims that move
+    if _apart_by_step(first[0], tuple([s for n, s in zip(first[1], first[2]) if n > 1]),
+                      second[0], tuple([s for n, s in zip(second[1], second[2]) if n > 1]), offset):
         return False
     first_size, first_terms, first_low = _positive_terms(first)
     second_size, second_terms, second_low = _positive_terms(second)
