@@ -15,7 +15,7 @@ import torch
 from torch._subclasses.fake_tensor import is_fake
 
 from tritonize import approximations, cache, call, display, log, torch_ops
-from tritonize.launch import direct_launcher, extern_libs, grid_launcher, integer_class, three_dims
+from tritonize.launch import direct_launcher, extern_libs, grid_launcher, integer_classes, three_dims
 from tritonize.errors import ArgumentCountError, BroadcastError, CallError, OutArgumentError, UnsupportedSyntax
 from tritonize.passes import (ParamSpec, Specialization, derive_backward, generate_module, infer_output_types,
                               run_frontend)
@@ -107,17 +107,21 @@ class PointwiseFunction:
                     if type(a) is _Tensor and type(b) is _Tensor and not (
                             (a.requires_grad or b.requires_grad) and _is_grad_enabled()):
                         pointer_a, pointer_b = a.data_ptr(), b.data_ptr()
-                        recipe = self._recipes.get(((a.dtype, a.shape, a.stride(), a.device, pointer_a & 15 == 0),
-                                                    (b.dtype, b.shape, b.stride(), b.device, pointer_b & 15 == 0)))
+                        key = ((a.dtype, a.shape, a.stride(), a.device, pointer_a & 15 == 0),
+                               (b.dtype, b.shape, b.stride(), b.device, pointer_b & 15 == 0))
+                        recipe = self._recipes.get(key)
                         if recipe is not None:
                             return recipe.call(args, (pointer_a, pointer_b))
+                        return self._run(args, key=key)  # the loop below would make the same key
                 elif len(args) == 1:
                     a = args[0]
                     if type(a) is _Tensor and not (a.requires_grad and _is_grad_enabled()):
                         pointer_a = a.data_ptr()
-                        recipe = self._recipes.get(((a.dtype, a.shape, a.stride(), a.device, pointer_a & 15 == 0),))
+                        key = ((a.dtype, a.shape, a.stride(), a.device, pointer_a & 15 == 0),)
+                        recipe = self._recipes.get(key)
                         if recipe is not None:
                             return recipe.call(args, (pointer_a,))
+                        return self._run(args, key=key)
                 operands, recipes = args, self._recipes
             elif len(kwargs) == 1:
                 # out= keys its tensors after the arguments (lists, numbers and such miss)
@@ -346,7 +350,8 @@ class PointwiseFunction:
         if tile is not None:  # which operands (inputs, then outputs) see the dims after p as one run
             tile = (*tile, tuple(call.runs_together(sizes, strides, tile[0]) for strides in merged))
         traits = self._walk_traits(tuple(sizes), merged, tile, inputs, outputs)
-        moved, blocks, warps, choices = self._size_choices(device, tuple(sizes), merged, tile, *traits)
+        moved, blocks, warps, chosen = self._size_choices(device, tuple(sizes), merged, tile, *traits)
+        choices = dict(zip(SIZE_CHOICES, chosen))
         plan = call.CallPlan(shape, device, vtypes, kernel_values, inputs, outputs, tuple(sizes),
                              choices["index_dtype"], blocks, warps, moved)
         out_dtypes, result_dtypes = tuple(o.tensor.dtype for o in outputs), tuple(result_dtypes)
@@ -379,24 +384,24 @@ class PointwiseFunction:
 
     def _size_choices(self, device, sizes: tuple, merged, tile, gathered: bool, element_bytes: int, vectors: bool,
                       moved: int) -> tuple:
-        """(bytes moved, blocks, warps, choices): what a plan chooses by its sizes once its layout
+        """(bytes moved, blocks, warps, chosen): what a plan chooses by its sizes once its layout
         is known (sizes and strides after coalescing, the tile, the walk's traits: _walk_traits):
-        the launch shape, and `choices`, the Specialization fields that depend on the size (index
-        width, eviction, masks, flat indexing, a 2-D grid, a dependent launch). plan() and
-        _class_plan() both choose here."""
+        the launch shape, and `chosen`, the Specialization fields that depend on the size, in
+        SIZE_CHOICES's order (index width, eviction, masks, flat indexing, a 2-D grid, a dependent
+        launch). plan() and _class_plan() both choose here."""
         dependent = call.dependent_launch(device, sizes, tile, self._costly_calls > 0, gathered, element_bytes, moved)
-        blocks, warps = call.launch_shape(device, sizes, tile, self._costly_calls, gathered=gathered,
-                                          element_bytes=element_bytes, vectors=vectors, dependent=dependent,
-                                          bytes_per_element=moved / max(1, math.prod(sizes)),
-                                          wide_threads=self._wide_threads)
-        choices = dict(index_dtype=torch.int32 if call.fits_int32(list(sizes), merged, math.prod(blocks))
-                       else torch.int64,
-                       evict_last=call.evict_last(device, sizes, tile, blocks),
-                       unmasked=call.unmasked(sizes, tile, blocks),
-                       flat_indexed=call.flat_indexed(list(sizes), merged, tile),
-                       two_dimensional_grid=call.two_dimensional_grid(sizes, tile, blocks),
-                       dependent_launch=dependent)
-        return moved, blocks, warps, choices
+        blocks, warps = call.launch_shape(device, sizes, tile, self._costly_calls, gathered, element_bytes, vectors,
+                                          dependent, moved / max(1, math.prod(sizes)), self._wide_threads)
+        # (positional arguments and no dict: a class launch makes these choices on every call)
+        if tile is None:  # a flat or decoded walk: no eviction hint, no 2-D grid
+            evict, two_dimensional = False, False
+        else:
+            evict = call.evict_last(device, sizes, tile, blocks)
+            two_dimensional = call.two_dimensional_grid(sizes, tile, blocks)
+        chosen = (torch.int32 if call.fits_int32(sizes, merged, math.prod(blocks)) else torch.int64, evict,
+                  call.unmasked(sizes, tile, blocks), call.flat_indexed(sizes, merged, tile), two_dimensional,
+                  dependent)
+        return moved, blocks, warps, chosen
 
     # -- calls planned by their class ------------------------------------------------------------
     # A call whose shape no call had before misses the steady path's memo (its key holds shapes)
@@ -554,7 +559,9 @@ class PointwiseFunction:
         they do not matter then); `standard`: the shape's row-major strides. None for one run."""
         shapes = [tuple(t.shape) for t in tensors]
         for tensor, own in zip(tensors, shapes):  # _class_key checked their devices
-            if tensor.stride() != call.row_major_strides(own):
+            # is_contiguous() reads a flag; it says nothing of a size-1 dim's stride, which the
+            # outputs' layout follows (_class_sizes), nor of a tensor with a size 0 (refused below)
+            if not tensor.is_contiguous() or (1 in own and tensor.stride() != call.row_major_strides(own)):
                 return None
         rank = max(map(len, shapes))
         padded = [(1,) * (rank - len(own)) + own for own in shapes]
@@ -676,32 +683,41 @@ class PointwiseFunction:
         strides = walked + out_strides
         if tile is not None:
             vectors = call.tile_vectors(list(sizes), tile, strides)
-        moved, blocks, warps, choices = self._size_choices(
+        moved, blocks, warps, chosen = self._size_choices(
             device, sizes, strides, tile, gathered, template.element_bytes, vectors, template.moved_bytes(sizes))
-        specs, chosen = template.specs, tuple(choices.values())
+        specs = template.specs
         spec = specs.get(chosen)
         if spec is None:  # dataclasses.replace takes ~4 us: one specialization per set of choices
-            spec = specs[chosen] = dataclasses.replace(template.base, **choices)
-        if approximations.checkable(spec):
-            approximate = self._approximate(spec, device)
-            if approximate:
-                chosen = (chosen, approximate)
-                approximated = specs.get(chosen)
-                if approximated is None:
-                    approximated = specs[chosen] = dataclasses.replace(spec, approximate=approximate)
-                spec = approximated
+            spec = specs[chosen] = dataclasses.replace(template.base, **dict(zip(SIZE_CHOICES, chosen)))
+        approximate = template.approximate
+        if approximate is None:
+            # one verdict for every specialization of the class, kept once settled (as a recipe keeps
+            # its specialization): building approximations.exact_rank1's Specialization and hashing
+            # it, and reading the environment, took several us of each 16-bit class launch
+            approximate = self._approximate(spec, device) if approximations.checkable(spec) else ()
+            if approximate is None:  # not checked now: ask again on the next call
+                approximate = ()
+            else:
+                template.approximate = approximate
+        if approximate:
+            chosen = (chosen, approximate)
+            approximated = specs.get(chosen)
+            if approximated is None:
+                approximated = specs[chosen] = dataclasses.replace(spec, approximate=approximate)
+            spec = approximated
         # `chosen`, the key of `spec` among the template's, keys its ClassLaunch with blocks and warps
         # (hashing a Specialization, its fields and theirs, took ~1 us of a ~37 us class launch)
         return spec, sizes, walked, out_strides, allocated, blocks, warps, moved, chosen
 
-    def _approximate(self, spec, device) -> tuple:
+    def _approximate(self, spec, device) -> tuple | None:
+        """The approximations a CUDA specialization may use (approximations.verified's, kept per
+        function); None where no check could run now (it uses none then)."""
         key = (approximations.exact_rank1(spec), device)  # the verdict holds for every rank and layout
         found = self._approximations.get(key)
         if found is None:
             found = approximations.verified(self, key[0], device)
-            if found is None:  # not checked now
-                return ()
-            self._approximations[key] = found
+            if found is not None:
+                self._approximations[key] = found
         return found
 
     def run_on(self, inputs, out_dtypes, approximate) -> list:
@@ -867,6 +883,8 @@ class PointwiseFunction:
 
 
 MAX_RECIPES = 4096
+# the Specialization fields that depend on a call's size, in the order _size_choices gives them
+SIZE_CHOICES = ("index_dtype", "evict_last", "unmasked", "flat_indexed", "two_dimensional_grid", "dependent_launch")
 
 
 def _masked_parts(parts: list, tensors: list, masks: list) -> tuple:
@@ -913,6 +931,7 @@ class ClassTemplate:
         self.broadcast_bytes = tuple((mask, size) for mask, size in by_mask.items() if any(mask))
         self.out_labels = tuple(f"out{k}" for k in range(len(base.out_dtypes)))  # as plan() names them
         self.specs = {}  # the specialization by its size-dependent choices (and approximations)
+        self.approximate = None  # the approximations its CUDA specializations use, once settled
         self.launches = {}  # ClassLaunch by (the specialization's key among specs, blocks, warps)
 
     def moved_bytes(self, sizes: tuple) -> int:
@@ -1002,7 +1021,7 @@ class ClassLaunch(KernelArguments):
         written = [o.data_ptr() for o in outputs]
         # the class key holds the inputs' alignment; out= tensors may be misaligned (the odd elements
         # of rows written in place), and Triton specialized the kernel on each pointer's alignment
-        found = (tuple(map(integer_class, tail)), tuple(pointer & 15 == 0 for pointer in written))
+        found = (integer_classes(tail), tuple([pointer & 15 == 0 for pointer in written]))
         launch = self.launchers.get(found)
         if launch is None:
             tensors = [args[i] for i in self.tensor_positions]
@@ -1017,7 +1036,8 @@ class ClassLaunch(KernelArguments):
         if _several_gpus() and self.device.index != torch.cuda.current_device():
             return False  # the launcher launches on the current device's context (LaunchRecipe.run's way)
         launch(grid[0], grid[1] if len(grid) == 2 else 1,
-               (*[args[i].data_ptr() for i in self.tensor_positions], *written, *self.kernel_scalars(args), *tail))
+               (*[args[i].data_ptr() for i in self.tensor_positions], *written,
+                *(self.kernel_scalars(args) if self.scalar_positions else ()), *tail))
         return True
 
 
@@ -1120,7 +1140,7 @@ class LaunchRecipe(KernelArguments):
 
     def kernel_key(self, tensors, outputs) -> tuple:
         return kernel_key(self.launch, self.blocks, self.warps, self.device, self.extern_libs is not None,
-                          tuple(map(integer_class, self.tail)), (*tensors, *outputs))
+                          integer_classes(self.tail), (*tensors, *outputs))
 
     def arm(self, compiled):
         """Launch later calls through the compiled kernel's launcher, skipping Triton's

@@ -1,6 +1,7 @@
 """The benchmark suite's CPU-checkable parts: every benchmarked op agrees with its eager
 twin on every layout case, a row's columns follow from its timings, and the launch-shape
 override benchmarks/tune.py sweeps with."""
+import inspect
 import json
 import math
 
@@ -535,10 +536,17 @@ def test_tile_vectors_rule():
     assert not call.tile_vectors([3, 64, 4, 8], (1, 3, (False, True)), [[2056, 1, 512, 64], [2048, 32, 8, 1]])
 
 
+def _spy_launch_shape(monkeypatch, parameter: str) -> list:
+    """The values of one of call.launch_shape's parameters, a call each, however the caller passes it."""
+    seen, real = [], call.launch_shape
+    signature = inspect.signature(real)
+    monkeypatch.setattr(call, "launch_shape", lambda *args, **kw: seen.append(
+        signature.bind(*args, **kw).arguments[parameter]) or real(*args, **kw))
+    return seen
+
+
 def test_plan_tells_launch_shape_whether_tiles_load_vectors(monkeypatch):
-    seen = []
-    real = call.launch_shape
-    monkeypatch.setattr(call, "launch_shape", lambda *args, **kw: seen.append(kw["vectors"]) or real(*args, **kw))
+    seen = _spy_launch_shape(monkeypatch, "vectors")
     fn = OPS["add"].ours
     for (rows, cols), vectors in (((64, 32), True), ((63, 32), False), ((64, 33), False), ((64, 40), False)):
         fn.plan((torch.randn(cols, rows).t(), torch.randn(rows, cols)), {}, None)
@@ -573,10 +581,7 @@ def test_cuda_tiles_are_powers_of_two_within_the_sizes(sizes, p, element_bytes, 
 def test_plan_tells_launch_shape_the_widest_element_read_in_lines(monkeypatch):
     """The plan passes the widest element among operands with a nonzero stride: a bfloat16 add
     with a 0-d float32 tensor is 16-bit, one with a float32 tensor output (out=) is not."""
-    seen = []
-    real = call.launch_shape
-    monkeypatch.setattr(call, "launch_shape",
-                        lambda *args, **kw: seen.append(kw["element_bytes"]) or real(*args, **kw))
+    seen = _spy_launch_shape(monkeypatch, "element_bytes")
     fn = OPS["add"].ours
     a, b = torch.randn(64, 32, dtype=torch.bfloat16).t(), torch.randn(32, 64, dtype=torch.bfloat16)
     for args, out, expected in (((a, b), None, 2), ((a.half(), b.half()), None, 2),
@@ -602,9 +607,7 @@ def test_gathered_loads_take_two_elements_per_thread(monkeypatch):
 
 
 def test_plan_sees_gathered_loads(monkeypatch):
-    seen = []
-    real = call.launch_shape
-    monkeypatch.setattr(call, "launch_shape", lambda *args, **kw: seen.append(kw["gathered"]) or real(*args, **kw))
+    seen = _spy_launch_shape(monkeypatch, "gathered")
     fn = OPS["add"].ours
     for case, gathered in (("strided slices", True), ("contiguous", False), ("row broadcast", False),
                            ("column broadcast", False), ("transposed + contiguous", False)):
@@ -641,9 +644,7 @@ def test_tile_blocks_shape_tiles_of_the_asked_elements():
 
 
 def test_plan_tells_launch_shape_how_many_costly_calls(monkeypatch):
-    seen = []
-    real = call.launch_shape
-    monkeypatch.setattr(call, "launch_shape", lambda *args, **kw: seen.append(args[-1]) or real(*args, **kw))
+    seen = _spy_launch_shape(monkeypatch, "costly_calls")
     x = torch.randn(64)
     for name, calls in (("add", 0), ("gelu", 1), ("silu_and_mul", 1), ("two outputs (user)", 2), ("if_else (user)", 0)):
         fn = OPS[name].ours
