@@ -156,6 +156,29 @@ def broadcast_shape(shapes: dict) -> tuple:
     return tuple(result)
 
 
+def broadcast_runs(shapes: list) -> tuple | None:
+    """(shape, runs) of tensors of these shapes broadcast together: the shape, and its dims of two
+    elements or more grouped into runs of neighbours along which the same tensors are broadcast,
+    each run (mask, dims): which tensors are broadcast along it (size 1 there, or missing), and its
+    dims, outermost first. None where the shapes do not broadcast or hold a size 0."""
+    rank = max(map(len, shapes))
+    padded = [(1,) * (rank - len(own)) + tuple(own) for own in shapes]
+    shape, runs = [], []
+    for dim, column in enumerate(zip(*padded)):  # each dim's sizes, a tensor's each
+        size = max(column)
+        if not {1, size}.issuperset(column) or size == 0:
+            return None
+        shape.append(size)
+        if size == 1:
+            continue
+        mask = tuple([n == 1 for n in column])
+        if runs and runs[-1][0] == mask:
+            runs[-1][1].append(dim)
+        else:
+            runs.append((mask, [dim]))
+    return tuple(shape), runs
+
+
 def expanded_strides(tensor: torch.Tensor, shape: tuple) -> list:
     """Strides of `tensor` broadcast to `shape` (0 where it is broadcast), in elements."""
     pad = len(shape) - tensor.dim()
@@ -223,21 +246,30 @@ def coalesce(shape: tuple, perm: list, stride_lists: list) -> tuple[list, list]:
     signed: dims of strides (-12, -4) with sizes (2, 3) merge into stride -4, while (12, -4)
     do not merge.
     """
-    dims = [d for d in reversed(perm) if shape[d] != 1]
-    sizes: list = []
-    merged = [[] for _ in stride_lists]
-    for d in dims:
-        if sizes and all(m[-1] == s[d] * shape[d] for m, s in zip(merged, stride_lists)):
-            sizes[-1] *= shape[d]
-            for m, s in zip(merged, stride_lists):
-                m[-1] = s[d]
-            continue
-        sizes.append(shape[d])
-        for m, s in zip(merged, stride_lists):
-            m.append(s[d])
-    if not sizes:  # a single element: one dim of size 1
+    groups = coalesced_dims(shape, perm, stride_lists)
+    if not groups:  # a single element: one dim of size 1
         return [1], [[0] for _ in stride_lists]
-    return sizes, merged
+    # a merged dim's stride is its innermost dim's
+    return ([math.prod([shape[d] for d in group]) for group in groups],
+            [[strides[group[-1]] for group in groups] for strides in stride_lists])
+
+
+def coalesced_dims(shape: tuple, perm: list, stride_lists: list) -> list:
+    """The dims of `shape` (outermost first, in `perm`'s order, size-1 dims dropped) that coalesce
+    merges into each of its dims: each next dim joins the one before where every operand steps
+    over the one before's elements in its stride."""
+    groups: list = []
+    for d in reversed(perm):
+        size = shape[d]
+        if size == 1:
+            continue
+        if groups:
+            inner = groups[-1][-1]
+            if all(strides[inner] == strides[d] * shape[d] for strides in stride_lists):
+                groups[-1].append(d)
+                continue
+        groups.append([d])
+    return groups
 
 
 def fits_int32(sizes: list, stride_lists: list, block: int) -> bool:

@@ -15,6 +15,7 @@ import torch
 from torch._subclasses.fake_tensor import is_fake
 
 from tritonize import approximations, cache, call, display, log, torch_ops
+from tritonize.dense_walks import DenseWalk, dense_structure, dense_walk
 from tritonize.launch import direct_launcher, extern_libs, grid_launcher, integer_classes, three_dims
 from tritonize.errors import ArgumentCountError, BroadcastError, CallError, OutArgumentError, UnsupportedSyntax
 from tritonize.passes import (ParamSpec, Specialization, derive_backward, generate_module, infer_output_types,
@@ -80,6 +81,8 @@ class PointwiseFunction:
         self._out_recipes: dict[tuple, LaunchRecipe] = {}  # calls with out=, keyed by the outputs too
         # a call's plan by its class (dtypes, alignment, the walk's structure), not its shape (see _class_plan)
         self._class_templates: dict[tuple, ClassTemplate] = {}
+        # the class of dense tensors' calls by their structure (see _operands_class)
+        self._dense_walks: dict[tuple, DenseWalk] = {}
         # signatures of CUDA calls launched once by their class, with no recipe (see _run)
         self._seen: dict[tuple, None] = {}
         # Triton's compiled kernels by what they were compiled for (LaunchRecipe.kernel_key): a
@@ -462,14 +465,26 @@ class PointwiseFunction:
         return tensors, parts, shape, device, standard if flat else None, one_shape
 
     def _operands_class(self, tensors, parts, shape, device, standard, one_shape):
-        """_class_key's answer from _class_operands'."""
+        """_class_key's answer from _class_operands': for dense tensors, from the DenseWalk of an
+        earlier call of their structure (dense_walks.py) where there is one."""
         if standard is not None:
             if math.prod(shape) < 2:
                 return None
             return (tuple(parts), device, "flat"), shape, device, ("flat", standard)
+        structure = dense_structure(tensors, parts, device)
+        if structure is not None:
+            walk = self._dense_walks.get(structure)
+            if walk is not None:
+                return walk.classed(tensors, device)
         if one_shape:  # strided tensors of one shape: no broadcast
-            return self._layout_key(tensors, parts, device, shape)
-        return self._broadcast_key(tensors, parts, device) or self._layout_key(tensors, parts, device)
+            classed = self._layout_key(tensors, parts, device, shape)
+        else:
+            classed = self._broadcast_key(tensors, parts, device) or self._layout_key(tensors, parts, device)
+        if structure is not None and classed is not None:
+            walk = dense_walk(classed, tensors, structure, device)
+            if walk is not None:
+                self._remember(self._dense_walks, structure, walk)
+        return classed
 
     def _out_class_key(self, args, outputs):
         """_class_key's answer for a call with out= tensors (`outputs`: plain tensors, else None), keyed
@@ -563,31 +578,18 @@ class PointwiseFunction:
             # outputs' layout follows (_class_sizes), nor of a tensor with a size 0 (refused below)
             if not tensor.is_contiguous() or (1 in own and tensor.stride() != call.row_major_strides(own)):
                 return None
-        rank = max(map(len, shapes))
-        padded = [(1,) * (rank - len(own)) + own for own in shapes]
-        shape, runs = [], []  # runs: [mask, elements]
-        for column in zip(*padded):  # each dim's sizes, a tensor's each
-            size = max(column)
-            if not {1, size}.issuperset(column):
-                return None  # not a broadcast: the planner says why
-            if size == 0:
-                return None  # an empty call: the planner's (it launches nothing)
-            shape.append(size)
-            if size == 1:
-                continue
-            mask = tuple(n == 1 for n in column)
-            if runs and runs[-1][0] == mask:
-                runs[-1][1] *= size
-            else:
-                runs.append([mask, size])
+        broadcast = call.broadcast_runs(shapes)
+        if broadcast is None:
+            return None  # not a broadcast, or empty: the planner's (it says why, or launches nothing)
+        shape, runs = broadcast
         if len(runs) < 2:
             return None
-        shape = tuple(shape)
         masks = list(zip(*[run[0] for run in runs]))  # each tensor's, from each run's
         parts = _masked_parts(parts, tensors, masks)
         # the outputs' layout follows the operands' strides where some dim has size 1 (_class_sizes)
         expanded = [call.expanded_strides(t, shape) for t in tensors] if 1 in shape else None
-        walk = ("broadcast", tuple(run[1] for run in runs), masks, expanded, call.row_major_strides(shape))
+        walk = ("broadcast", tuple([math.prod([shape[d] for d in dims]) for _, dims in runs]), masks, expanded,
+                call.row_major_strides(shape))
         return (parts, device, "broadcast"), shape, device, walk
 
     def _learn_class(self, classed, plan, spec):

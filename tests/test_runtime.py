@@ -1117,6 +1117,96 @@ def test_a_0d_tensor_among_the_arguments_takes_its_class_too(layout, dtype, devi
     _check_affine_class_call(fn, (*arguments(33), ones), dtype)
 
 
+# -- the class of dense tensors by their structure (dense_walks.py) ----------------------------
+
+
+@pointwise
+def scale_and_add(a, b, c):
+    return a * b + c
+
+
+DENSE_FUNCTIONS = {1: sincos, 2: add, 3: scale_and_add}
+
+
+def _dense_tensor(shape, order, device):
+    """A dense tensor of `shape` whose dims lie in memory in `order` (outermost first)."""
+    inverse = sorted(range(len(order)), key=order.__getitem__)
+    return torch.randn([shape[d] for d in order], device=device).permute(inverse)
+
+
+@st.composite
+def dense_structures(draw):
+    """Two calls of one dense structure: (arity, each tensor's (dim count, size-1 dims, order of
+    dims), and two shapes of two or more elements a dim)."""
+    rank = draw(st.integers(1, 4))
+    shapes = [draw(st.lists(st.integers(2, 6), min_size=rank, max_size=rank)) for _ in range(2)]
+    tensors = []
+    for _ in range(draw(st.integers(1, 3))):
+        count = draw(st.integers(0, rank))
+        ones = draw(st.lists(st.booleans(), min_size=count, max_size=count))
+        tensors.append((count, ones, draw(st.permutations(range(count)))))
+    # the broadcast shape holds no size 1: some tensor is not broadcast along each dim
+    full = draw(st.integers(0, len(tensors) - 1))
+    tensors[full] = (rank, [False] * rank, tensors[full][2] if tensors[full][0] == rank else list(range(rank)))
+    return tensors, shapes
+
+
+def _dense_call(tensors, shape, device):
+    rank = len(shape)
+    return tuple(_dense_tensor([1 if one else shape[rank - count + i] for i, one in enumerate(ones)], order, device)
+                 for count, ones, order in tensors)
+
+
+@given(structure=dense_structures())
+def test_a_dense_structures_walk_is_the_planners_at_every_shape(structure):
+    """After a call of dense tensors (permuted row-major ones, broadcast or not, size-1 dims among
+    them), a call of the same structure at other sizes takes its class key and walk from the
+    first's DenseWalk: exactly the planner's (_broadcast_key's or _layout_key's)."""
+    tensors, (first_shape, second_shape) = structure
+    fn = DENSE_FUNCTIONS[len(tensors)]
+    first, second = _dense_call(tensors, first_shape, "cpu"), _dense_call(tensors, second_shape, "cpu")
+    fn._dense_walks.clear()
+    learned = fn._class_key(first)
+    shortcut = fn._class_key(second)
+    fn._dense_walks.clear()
+    assert shortcut == fn._class_key(second)
+    if learned is not None and learned[3][0] in ("broadcast", "layout"):
+        fn._class_key(first)
+        assert len(fn._dense_walks) == 1, "a broadcast or layout walk of dense tensors keeps its DenseWalk"
+
+
+@pytest.mark.parametrize("case", ["bias", "transposed", "rotary table", "permuted", "column"])
+def test_new_shapes_of_dense_tensors_take_their_walk_without_the_planners_steps(case, device, monkeypatch):
+    """A new batch beside a bias, a new transposed batch, a rotary table (s, 1, d) beside (s, h, d),
+    rank-4 permuted tensors and a per-row column: after the first call, calls of new sizes make
+    neither _broadcast_key's nor _layout_key's walk, and give torch's results."""
+    def arguments(n):
+        return {"bias": lambda: (torch.randn(n, 24, device=device), torch.randn(24, device=device)),
+                "transposed": lambda: (torch.randn(24, n, device=device).t(), torch.randn(n, 24, device=device)),
+                "rotary table": lambda: (torch.randn(n, 4, 8, device=device), torch.randn(n, 1, 8, device=device)),
+                "permuted": lambda: (torch.randn(n, 3, 5, 7, device=device).permute(2, 0, 3, 1),
+                                     torch.randn(5, n, 7, 3, device=device)),
+                "column": lambda: (torch.randn(n, 24, device=device), torch.randn(n, 1, device=device))}[case]()
+    fn = pointwise(add.scalar_function)
+    fn(*arguments(9))
+    assert len(fn._dense_walks) == 1
+    for name in ("_broadcast_key", "_layout_key"):
+        monkeypatch.setattr(fn, name, lambda *args, name=name: pytest.fail(f"{name} ran"))
+    for n in (5, 17, 40):
+        a, b = arguments(n)
+        torch.testing.assert_close(fn(a, b), a + b)
+
+
+def test_tensors_that_are_not_dense_or_a_size_1_result_keep_the_planners_walk(device):
+    """Slices with gaps (not dense) and calls whose broadcast shape holds a size-1 dim (where the
+    outputs' layout follows the size-1 dims' strides) keep no DenseWalk."""
+    fn = pointwise(add.scalar_function)
+    x = torch.randn(12, 16, device=device)
+    fn(x[:, ::2], x[:, 1::2].t().contiguous().t())
+    fn(torch.randn(1, 8, 5, device=device).transpose(1, 2), torch.randn(5, 8, device=device))
+    assert not fn._dense_walks
+
+
 # -- 0-d tensors in CPU memory are passed by value ---------------------------------------------
 
 @pointwise

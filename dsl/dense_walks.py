@@ -1,0 +1,124 @@
+"""The class of a call of dense tensors from its structure: a new shape's class key and walk
+without the planner's sort and coalescing.
+
+A call whose shape is new launches by its class (PointwiseFunction._class_key), whose key and
+walk come from the planner's steps: order the dims by stride (call.layout_permutation), merge
+neighbours (call.coalesced_dims), choose a tile, mark broadcast dims. For tensors that are dense
+(a permutation of a row-major tensor, size-1 dims aside: dense_order)
+broadcast to a shape without size-1 dims, every one of those steps is decided by comparisons
+between strides (which is larger, does one step over another's elements, is it 0 or 1), and each
+such stride is the product of the sizes of the dims inside its dim in its tensor's own order:
+sizes of 2 or more make those products differ wherever the sets of dims differ. So the walk of
+one call serves every call of the same structure (dtypes, alignment, each tensor's dim count,
+size-1 dims and order of dims by stride, numbers' types, device): its dims' groups, multiplied out
+of each call's shape. Calls of a new transposed batch or a new batch beside a bias, which make
+these steps every call, take ~1/3 of the time (benchmarks.run's new-shape rows).
+"""
+from __future__ import annotations
+
+import math
+
+from tritonize import call
+
+
+def dense_structure(tensors: list, parts: list, device) -> tuple | None:
+    """What the walk of these tensors (a call's, with its class key's `parts`: each tensor's dtype
+    and alignment, each number's type) depends on where they are dense: None where one is not.
+    Each tensor gives its dim count, its size-1 dims (None where it has none) and its dims in the
+    order of their strides (None for a row-major tensor)."""
+    layout = []
+    for tensor in tensors:
+        shape = tensor.shape
+        # is_contiguous() reads a flag torch keeps: most tensors take no more. A row-major tensor
+        # is one whose size-1 dims have row-major strides too, as PointwiseFunction._broadcast_key
+        # takes it
+        if tensor.is_contiguous() and (1 not in shape or tensor.stride() == call.row_major_strides(tuple(shape))):
+            order = None
+        else:
+            order = dense_order(shape, tensor.stride())
+            if order is None:
+                return None
+        layout.append((len(shape), tuple([n == 1 for n in shape]) if 1 in shape else None, order))
+    return tuple(parts), device, tuple(layout)
+
+
+def dense_order(shape, strides) -> tuple | None:
+    """A tensor's dims in the order of their strides where it is dense (each stride, size-1 dims
+    aside, the product of the sizes of the dims before it in that order: a permuted row-major
+    tensor), else None."""
+    order = tuple(sorted(range(len(strides)), key=strides.__getitem__))
+    expected = 1
+    for dim in order:
+        size = shape[dim]
+        if size != 1:
+            if strides[dim] != expected:
+                return None
+            expected *= size
+    return order
+
+
+class DenseWalk:
+    """The class key and walk of the calls of one dense structure (dense_structure's), made from
+    one call's: the class key, its walk's kind ("broadcast" or "layout"), the result's dims by
+    where their sizes come from, and the dims' groups, each one dim of the walk."""
+
+    def __init__(self, classed: tuple, tensors: list, structure: tuple):
+        key, shape, _, walk = classed
+        self.key, self.kind, self.rank = key, walk[0], len(shape)
+        # each dim of the result takes its size from the first tensor not broadcast along it; the
+        # others not broadcast along it must have that size
+        self.sources, self.checks = [], []
+        for dim in range(self.rank):
+            owners = []
+            for index, (count, ones, _) in enumerate(structure[2]):
+                own = dim - (self.rank - count)
+                if own >= 0 and not (ones and ones[own]):
+                    owners.append((index, own))
+            self.sources.append(owners[0])
+            self.checks += [(index, own, dim) for index, own in owners[1:]]
+        # every tensor of the result's shape: none is broadcast, each keeps its strides
+        self.one_shape = all(count == self.rank and ones is None for count, ones, _ in structure[2])
+        if self.kind == "broadcast":
+            self.masks = walk[2]
+            self.groups = [dims for _, dims in call.broadcast_runs([t.shape for t in tensors])[1]]
+        else:
+            self.tile = walk[3]
+            expanded = self._expanded(tensors, shape)
+            self.perm = call.layout_permutation(shape, expanded)
+            self.groups = call.coalesced_dims(shape, self.perm, expanded)
+
+    def classed(self, tensors: list, device) -> tuple | None:
+        """The class key, shape, device and walk of a call of this structure (its tensors), as
+        PointwiseFunction._class_key gives them; None where its shapes do not broadcast or hold
+        a size 0 (the planner says why, or launches nothing)."""
+        shapes = [t.shape for t in tensors]
+        shape = tuple([shapes[index][own] for index, own in self.sources])
+        for index, own, dim in self.checks:
+            if shapes[index][own] != shape[dim]:
+                return None
+        if 0 in shape:
+            return None
+        sizes = tuple([math.prod([shape[d] for d in dims]) for dims in self.groups])
+        if self.kind == "broadcast":
+            walk = ("broadcast", sizes, self.masks, None, call.row_major_strides(shape))
+        else:
+            walked = [[strides[dims[-1]] for dims in self.groups] for strides in self._expanded(tensors, shape)]
+            walk = ("layout", sizes, walked, self.tile, call.allocation_strides(shape, self.perm), None)
+        return self.key, shape, device, walk
+
+    def _expanded(self, tensors: list, shape: tuple) -> list:
+        """Each tensor's strides broadcast to the shape, as the planner's walk takes them."""
+        if self.one_shape:
+            return [list(t.stride()) for t in tensors]
+        return [call.expanded_strides(t, shape) for t in tensors]
+
+
+def dense_walk(classed: tuple, tensors: list, structure: tuple, device) -> DenseWalk | None:
+    """The DenseWalk of `classed` (the planner's class key and walk of a call of these tensors, of
+    this structure), where its walk is one a DenseWalk makes: a broadcast or a layout walk with no
+    outputs in it, of a shape without size-1 dims; kept only where it gives this call's answer."""
+    _, shape, _, walk = classed
+    if walk[0] not in ("broadcast", "layout") or 1 in shape or (walk[0] == "layout" and walk[5] is not None):
+        return None
+    made = DenseWalk(classed, tensors, structure)
+    return made if made.classed(tensors, device) == classed else None
