@@ -438,7 +438,7 @@ class PointwiseFunction:
         call from a class."""
         if self._ctx.read_as:
             return None
-        shape = device = standard = None
+        shape = device = None
         tensors, parts, flat, one_shape = [], [], True, True
         for value in args:
             if type(value) is _Tensor:
@@ -447,12 +447,11 @@ class PointwiseFunction:
                     continue
                 if shape is None:
                     shape, device = tuple(value.shape), value.device
-                    standard = call.row_major_strides(shape)  # calls with a size 0 are refused below
                 elif value.device != device:  # the planner says why not
                     return None
                 elif value.shape != shape:
                     flat = one_shape = False  # perhaps a broadcast (_broadcast_key checks every tensor)
-                if flat and value.stride() != standard:
+                if flat and not value.is_contiguous():  # a flag torch keeps
                     flat = False
                 tensors.append(value)
                 parts.append((value.dtype, value.data_ptr() & 15 == 0))
@@ -462,7 +461,13 @@ class PointwiseFunction:
                 parts.append(type(value))
         if shape is None:
             return None
-        return tensors, parts, shape, device, standard if flat else None, one_shape
+        standard = None
+        if flat:  # calls with a size 0 are refused by the caller
+            standard = call.row_major_strides(shape)
+            # is_contiguous() says nothing of a size-1 dim's stride, which the outputs' layout follows
+            if 1 in shape and any(t.stride() != standard for t in tensors):
+                standard = None
+        return tensors, parts, shape, device, standard, one_shape
 
     def _operands_class(self, tensors, parts, shape, device, standard, one_shape):
         """_class_key's answer from _class_operands': for dense tensors, from the DenseWalk of an
@@ -1386,8 +1391,19 @@ class _Differentiable(torch.autograd.Function):
 
 @functools.lru_cache(maxsize=None)
 def _several_gpus() -> bool:
-    """With one GPU the current device is the tensors' device; no need to ask each call."""
-    return torch.cuda.device_count() > 1
+    """With one GPU the current device is the tensors' device; no need to ask each call. The
+    count is kept once CUDA is initialized (torch keeps it from then on too, behind ~0.4 us of
+    Python a call)."""
+    global _GPU_COUNT
+    if _GPU_COUNT is not None:
+        return _GPU_COUNT > 1
+    count = torch.cuda.device_count()
+    if torch.cuda.is_initialized():
+        _GPU_COUNT = count
+    return count > 1
+
+
+_GPU_COUNT = None
 
 
 # TRITONIZE_FAST_LAUNCH=0 keeps every launch on Triton's JITFunction path;

@@ -86,6 +86,9 @@ class DenseWalk:
             expanded = self._expanded(tensors, shape)
             self.perm = call.layout_permutation(shape, expanded)
             self.groups = call.coalesced_dims(shape, self.perm, expanded)
+        # a merged dim's stride is its innermost dim's (call.coalesce)
+        self.inner = [dims[-1] for dims in self.groups]
+        self.merged = any(len(dims) > 1 for dims in self.groups)
 
     def classed(self, tensors: list, device) -> tuple | None:
         """The class key, shape, device and walk of a call of this structure (its tensors), as
@@ -98,18 +101,22 @@ class DenseWalk:
                 return None
         if 0 in shape:
             return None
-        sizes = tuple([math.prod([shape[d] for d in dims]) for dims in self.groups])
+        if self.merged:
+            sizes = tuple([math.prod([shape[d] for d in dims]) for dims in self.groups])
+        else:  # each dim of the walk one of the shape's (a transposed batch)
+            sizes = tuple([shape[d] for d in self.inner])
         if self.kind == "broadcast":
             walk = ("broadcast", sizes, self.masks, None, call.row_major_strides(shape))
         else:
-            walked = [[strides[dims[-1]] for dims in self.groups] for strides in self._expanded(tensors, shape)]
+            inner = self.inner
+            walked = [[strides[d] for d in inner] for strides in self._expanded(tensors, shape)]
             walk = ("layout", sizes, walked, self.tile, call.allocation_strides(shape, self.perm), None)
         return self.key, shape, device, walk
 
     def _expanded(self, tensors: list, shape: tuple) -> list:
         """Each tensor's strides broadcast to the shape, as the planner's walk takes them."""
         if self.one_shape:
-            return [list(t.stride()) for t in tensors]
+            return [t.stride() for t in tensors]
         return [call.expanded_strides(t, shape) for t in tensors]
 
 
