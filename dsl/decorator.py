@@ -1391,19 +1391,8 @@ class _Differentiable(torch.autograd.Function):
 
 @functools.lru_cache(maxsize=None)
 def _several_gpus() -> bool:
-    """With one GPU the current device is the tensors' device; no need to ask each call. The
-    count is kept once CUDA is initialized (torch keeps it from then on too, behind ~0.4 us of
-    Python a call)."""
-    global _GPU_COUNT
-    if _GPU_COUNT is not None:
-        return _GPU_COUNT > 1
-    count = torch.cuda.device_count()
-    if torch.cuda.is_initialized():
-        _GPU_COUNT = count
-    return count > 1
-
-
-_GPU_COUNT = None
+    """With one GPU the current device is the tensors' device; no need to ask each call."""
+    return torch.cuda.device_count() > 1
 
 
 # TRITONIZE_FAST_LAUNCH=0 keeps every launch on Triton's JITFunction path;
