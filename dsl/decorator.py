@@ -15,7 +15,7 @@ import torch
 from torch._subclasses.fake_tensor import is_fake
 
 from tritonize import approximations, cache, call, display, log, torch_ops
-from tritonize.dense_walks import DenseWalk, dense_structure, dense_walk
+from tritonize.class_walks import ClassWalk, class_walk, dense_structure, leading_structure
 from tritonize.launch import direct_launcher, extern_libs, grid_launcher, integer_classes, three_dims
 from tritonize.errors import ArgumentCountError, BroadcastError, CallError, OutArgumentError, UnsupportedSyntax
 from tritonize.passes import (ParamSpec, Specialization, derive_backward, generate_module, infer_output_types,
@@ -81,8 +81,8 @@ class PointwiseFunction:
         self._out_recipes: dict[tuple, LaunchRecipe] = {}  # calls with out=, keyed by the outputs too
         # a call's plan by its class (dtypes, alignment, the walk's structure), not its shape (see _class_plan)
         self._class_templates: dict[tuple, ClassTemplate] = {}
-        # the class of dense tensors' calls by their structure (see _operands_class)
-        self._dense_walks: dict[tuple, DenseWalk] = {}
+        # the class key and walk of calls by their structure, from its second call (see _operands_class)
+        self._class_walks: dict[tuple, ClassWalk | str] = {}
         # signatures of CUDA calls launched once by their class, with no recipe (see _run)
         self._seen: dict[tuple, None] = {}
         # Triton's compiled kernels by what they were compiled for (LaunchRecipe.kernel_key): a
@@ -470,25 +470,25 @@ class PointwiseFunction:
         return tensors, parts, shape, device, standard, one_shape
 
     def _operands_class(self, tensors, parts, shape, device, standard, one_shape):
-        """_class_key's answer from _class_operands': for dense tensors, from the DenseWalk of an
-        earlier call of their structure (dense_walks.py) where there is one."""
+        """_class_key's answer from _class_operands': from the ClassWalk of earlier calls of their
+        structure (class_walks.py) where there is one."""
         if standard is not None:
             if math.prod(shape) < 2:
                 return None
             return (tuple(parts), device, "flat"), shape, device, ("flat", standard)
-        structure = dense_structure(tensors, parts, device)
-        if structure is not None:
-            walk = self._dense_walks.get(structure)
-            if walk is not None:
-                return walk.classed(tensors, device)
+        structure = dense_structure(tensors, parts, device) or leading_structure(tensors, parts, device)
+        walk = self._class_walks.get(structure)
+        if type(walk) is ClassWalk:
+            return walk.classed(tensors, device)
         if one_shape:  # strided tensors of one shape: no broadcast
             classed = self._layout_key(tensors, parts, device, shape)
         else:
             classed = self._broadcast_key(tensors, parts, device) or self._layout_key(tensors, parts, device)
-        if structure is not None and classed is not None:
-            walk = dense_walk(classed, tensors, structure, device)
-            if walk is not None:
-                self._remember(self._dense_walks, structure, walk)
+        if classed is not None and walk is not NO_WALK:
+            # a walk is kept from a structure's second call: one whose strides change with the size
+            # (a slice of a transposed batch) never comes again, and making its walk would cost each call
+            kept = SEEN_ONCE if walk is None else class_walk(classed, tensors, structure, device) or NO_WALK
+            self._remember(self._class_walks, structure, kept)
         return classed
 
     def _out_class_key(self, args, outputs):
@@ -890,6 +890,8 @@ class PointwiseFunction:
 
 
 MAX_RECIPES = 4096
+# what PointwiseFunction._class_walks holds of a structure before or instead of its ClassWalk
+SEEN_ONCE, NO_WALK = "seen once", "no walk"
 # the Specialization fields that depend on a call's size, in the order _size_choices gives them
 SIZE_CHOICES = ("index_dtype", "evict_last", "unmasked", "flat_indexed", "two_dimensional_grid", "dependent_launch")
 

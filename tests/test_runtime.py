@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import tritonize
 from tritonize import call, decorator, pointwise
+from tritonize.class_walks import ClassWalk
 from tritonize.decorator import kernel_strides, signature_key, strided_tensors
 from tritonize.passes.type_rules import by_value_dtype, triton_dtype
 
@@ -1117,7 +1118,7 @@ def test_a_0d_tensor_among_the_arguments_takes_its_class_too(layout, dtype, devi
     _check_affine_class_call(fn, (*arguments(33), ones), dtype)
 
 
-# -- the class of dense tensors by their structure (dense_walks.py) ----------------------------
+# -- the class of a call by its structure (class_walks.py) -------------------------------------
 
 
 @pointwise
@@ -1157,28 +1158,94 @@ def _dense_call(tensors, shape, device):
                  for count, ones, order in tensors)
 
 
+def _walk_of(fn):
+    """The ClassWalks `fn` keeps (those of structures called twice or more)."""
+    return [walk for walk in fn._class_walks.values() if type(walk) is ClassWalk]
+
+
+def _check_structure_walk(fn, first, second):
+    """Two calls of `first` (a structure's walk is kept from its second), then `second` of the
+    same structure: its class key and walk are the planner's (_broadcast_key's or _layout_key's),
+    and the first's walk kept where it is a broadcast or layout walk (of a shape without 1s)."""
+    fn._class_walks.clear()
+    learned = fn._class_key(first)
+    assert fn._class_key(first) == learned
+    shortcut = fn._class_key(second)
+    kept = _walk_of(fn)
+    fn._class_walks.clear()
+    assert shortcut == fn._class_key(second)
+    return learned, kept
+
+
 @given(structure=dense_structures())
 def test_a_dense_structures_walk_is_the_planners_at_every_shape(structure):
-    """After a call of dense tensors (permuted row-major ones, broadcast or not, size-1 dims among
-    them), a call of the same structure at other sizes takes its class key and walk from the
-    first's DenseWalk: exactly the planner's (_broadcast_key's or _layout_key's)."""
+    """After calls of dense tensors (permuted row-major ones, broadcast or not, size-1 dims among
+    them), a call of the same structure at other sizes takes its class key and walk from their
+    ClassWalk: exactly the planner's."""
     tensors, (first_shape, second_shape) = structure
     fn = DENSE_FUNCTIONS[len(tensors)]
-    first, second = _dense_call(tensors, first_shape, "cpu"), _dense_call(tensors, second_shape, "cpu")
-    fn._dense_walks.clear()
-    learned = fn._class_key(first)
-    shortcut = fn._class_key(second)
-    fn._dense_walks.clear()
-    assert shortcut == fn._class_key(second)
+    learned, kept = _check_structure_walk(fn, _dense_call(tensors, first_shape, "cpu"),
+                                          _dense_call(tensors, second_shape, "cpu"))
     if learned is not None and learned[3][0] in ("broadcast", "layout"):
-        fn._class_key(first)
-        assert len(fn._dense_walks) == 1, "a broadcast or layout walk of dense tensors keeps its DenseWalk"
+        assert kept, "a broadcast or layout walk of dense tensors keeps its ClassWalk"
 
 
-@pytest.mark.parametrize("case", ["bias", "transposed", "rotary table", "permuted", "column"])
-def test_new_shapes_of_dense_tensors_take_their_walk_without_the_planners_steps(case, device, monkeypatch):
+@st.composite
+def leading_structures(draw):
+    """Two calls of one structure of strided tensors that differ in their leading size only: each
+    tensor a view of a row-major base with a step and a gap along each dim (slices with gaps,
+    column slices), of the call's rank or fewer dims, size-1 dims among them."""
+    rank = draw(st.integers(1, 3))
+    rest = draw(st.lists(st.integers(2, 5), min_size=rank - 1, max_size=rank - 1))
+    leading = draw(st.lists(st.integers(2, 7), min_size=2, max_size=2))
+    tensors = []
+    for _ in range(draw(st.integers(1, 3))):
+        count = draw(st.integers(0, rank))
+        ones = draw(st.lists(st.booleans(), min_size=count, max_size=count))
+        steps = draw(st.lists(st.integers(1, 3), min_size=count, max_size=count))
+        gaps = draw(st.lists(st.integers(0, 2), min_size=count, max_size=count))
+        tensors.append((count, ones, steps, gaps, draw(st.booleans())))
+    full = draw(st.integers(0, len(tensors) - 1))
+    count, _, steps, gaps, inner = tensors[full]
+    if count < rank:
+        steps, gaps = [1] * rank, [0] * rank
+    tensors[full] = (rank, [False] * rank, steps, gaps, inner)
+    return tensors, [[n, *rest] for n in leading]
+
+
+def _strided_call(tensors, shape):
+    """The views of a leading_structures call of this shape. A tensor marked `inner` takes its
+    leading dim innermost, from a base of 7 along it whatever the size (its strides the same at
+    every leading size, as those of the first rows of a transposed tensor, where the leading size
+    could meet other sizes in the planner's steps)."""
+    rank, views = len(shape), []
+    for count, ones, steps, gaps, inner in tensors:
+        own = [1 if one else shape[rank - count + i] for i, one in enumerate(ones)]
+        if inner and count == rank and own[0] > 1:
+            base = torch.randn([*own[1:], 7]).movedim(-1, 0)
+            views.append(base[:own[0]])
+            continue
+        base = torch.randn([n * step + gap for n, step, gap in zip(own, steps, gaps)])
+        views.append(base[tuple(slice(0, n * step, step) for n, step in zip(own, steps))])
+    return tuple(views)
+
+
+@given(structure=leading_structures())
+def test_a_leading_structures_walk_is_the_planners_at_every_leading_size(structure):
+    """After calls of strided tensors (slices with steps and gaps, broadcast or not), a call of the
+    same structure but for its leading size takes its class key and walk from their ClassWalk:
+    exactly the planner's."""
+    tensors, (first_shape, second_shape) = structure
+    fn = DENSE_FUNCTIONS[len(tensors)]
+    _check_structure_walk(fn, _strided_call(tensors, first_shape), _strided_call(tensors, second_shape))
+
+
+@pytest.mark.parametrize("case", ["bias", "transposed", "rotary table", "permuted", "column", "column slice",
+                                  "strided slice", "split columns"])
+def test_new_shapes_of_a_structure_take_its_walk_without_the_planners_steps(case, device, monkeypatch):
     """A new batch beside a bias, a new transposed batch, a rotary table (s, 1, d) beside (s, h, d),
-    rank-4 permuted tensors and a per-row column: after the first call, calls of new sizes make
+    rank-4 permuted tensors, a per-row column, and slices of rows of a new count (a column slice,
+    a strided slice, two column blocks of one tensor): after two calls, calls of new sizes make
     neither _broadcast_key's nor _layout_key's walk, and give torch's results."""
     def arguments(n):
         return {"bias": lambda: (torch.randn(n, 24, device=device), torch.randn(24, device=device)),
@@ -1186,10 +1253,14 @@ def test_new_shapes_of_dense_tensors_take_their_walk_without_the_planners_steps(
                 "rotary table": lambda: (torch.randn(n, 4, 8, device=device), torch.randn(n, 1, 8, device=device)),
                 "permuted": lambda: (torch.randn(n, 3, 5, 7, device=device).permute(2, 0, 3, 1),
                                      torch.randn(5, n, 7, 3, device=device)),
-                "column": lambda: (torch.randn(n, 24, device=device), torch.randn(n, 1, device=device))}[case]()
+                "column": lambda: (torch.randn(n, 24, device=device), torch.randn(n, 1, device=device)),
+                "column slice": lambda: (torch.randn(n, 40, device=device)[:, :24], torch.randn(n, 24, device=device)),
+                "strided slice": lambda: (torch.randn(n, 48, device=device)[:, ::2], torch.randn(n, 24, device=device)),
+                "split columns": lambda: torch.randn(n, 72, device=device)[:, 24:].split(24, dim=1)}[case]()
     fn = pointwise(add.scalar_function)
     fn(*arguments(9))
-    assert len(fn._dense_walks) == 1
+    fn(*arguments(10))
+    assert len(_walk_of(fn)) == 1
     for name in ("_broadcast_key", "_layout_key"):
         monkeypatch.setattr(fn, name, lambda *args, name=name: pytest.fail(f"{name} ran"))
     for n in (5, 17, 40):
@@ -1197,14 +1268,17 @@ def test_new_shapes_of_dense_tensors_take_their_walk_without_the_planners_steps(
         torch.testing.assert_close(fn(a, b), a + b)
 
 
-def test_tensors_that_are_not_dense_or_a_size_1_result_keep_the_planners_walk(device):
-    """Slices with gaps (not dense) and calls whose broadcast shape holds a size-1 dim (where the
-    outputs' layout follows the size-1 dims' strides) keep no DenseWalk."""
+def test_structures_whose_strides_follow_the_size_or_with_a_size_1_result_keep_the_planners_walk(device):
+    """Slices of a transposed batch of a new size (their strides change with the size: each call
+    another structure) and calls whose broadcast shape holds a size-1 dim (where the outputs'
+    layout follows the size-1 dims' strides) keep no ClassWalk."""
     fn = pointwise(add.scalar_function)
-    x = torch.randn(12, 16, device=device)
-    fn(x[:, ::2], x[:, 1::2].t().contiguous().t())
-    fn(torch.randn(1, 8, 5, device=device).transpose(1, 2), torch.randn(5, 8, device=device))
-    assert not fn._dense_walks
+    for n in (9, 10, 11):
+        x = torch.randn(16, n, device=device).t()
+        fn(x[:, ::2], x[:, 1::2])
+    for _ in range(3):
+        fn(torch.randn(1, 8, 5, device=device).transpose(1, 2), torch.randn(5, 8, device=device))
+    assert not _walk_of(fn)
 
 
 # -- 0-d tensors in CPU memory are passed by value ---------------------------------------------

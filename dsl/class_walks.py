@@ -1,18 +1,25 @@
-"""The class of a call of dense tensors from its structure: a new shape's class key and walk
-without the planner's sort and coalescing.
+"""A new shape's class key and walk from its structure, without the planner's sort and coalescing.
 
 A call whose shape is new launches by its class (PointwiseFunction._class_key), whose key and
 walk come from the planner's steps: order the dims by stride (call.layout_permutation), merge
-neighbours (call.coalesced_dims), choose a tile, mark broadcast dims. For dense tensors (each a
-permutation of a row-major tensor, size-1 dims aside: dense_order) broadcast to a shape without
-size-1 dims, each of those steps is decided by comparisons between strides (which is larger,
-does one step over another's elements, is it 0 or 1), and each such stride is the product of the
-sizes of the dims inside its dim in its tensor's own order: sizes of 2 or more make those
-products differ wherever the sets of dims differ. So the walk of one call serves every call of
-the same structure (dtypes, alignment, each tensor's dim count, size-1 dims and order of dims by
-stride, numbers' types, device): its dims' groups, multiplied out of each call's shape. The class
-key of a new batch beside a bias took 3.9 us of Python where it took 7.3, a new transposed
-batch's 5.7 where it took 9.0 (the CPU machine; results/experiment_new_shape_classes_h100.txt).
+neighbours (call.coalesced_dims), choose a tile, mark broadcast dims. Each step compares strides
+(which is larger, does one step over another's elements, is it 0 or 1) and, where two strides
+tie, sizes. Two kinds of calls make the same comparisons at every size of one structure, so the
+walk of one call of it serves all: its dims' groups, multiplied out of each call's shape.
+
+- Dense tensors (each a permutation of a row-major tensor, size-1 dims aside: dense_order), of
+  any sizes (dense_structure): each stride is the product of the sizes of the dims inside its
+  dim in its tensor's own order, and sizes of 2 or more make those products differ wherever the
+  sets of dims differ.
+- Tensors of any strides whose sizes are fixed but for the leading dim's (leading_structure: a
+  column slice or a strided slice of rows of a new count), where the leading dim is the walk's
+  outermost and no tie of strides involves it: the size of the outermost dim enters none of the
+  comparisons.
+
+Either way the broadcast shape may have no size-1 dim (the outputs' layout would follow those
+dims' strides). The class key of a new batch beside a bias took 3.9 us of Python where it took
+7.3, a new transposed batch's 5.7 where it took 9.0 (the CPU machine;
+results/experiment_new_shape_classes_h100.txt).
 """
 from __future__ import annotations
 
@@ -39,7 +46,7 @@ def dense_structure(tensors: list, parts: list, device) -> tuple | None:
             if order is None:
                 return None
         layout.append((len(shape), tuple([n == 1 for n in shape]) if 1 in shape else None, order))
-    return tuple(parts), device, tuple(layout)
+    return "dense", tuple(parts), device, tuple(layout)
 
 
 def dense_order(shape, strides) -> tuple | None:
@@ -57,38 +64,66 @@ def dense_order(shape, strides) -> tuple | None:
     return order
 
 
-class DenseWalk:
-    """The class key and walk of the calls of one dense structure (dense_structure's), made from
-    one call's: the class key, its walk's kind ("broadcast" or "layout"), the result's dims by
-    where their sizes come from, and the dims' groups, each one dim of the walk."""
+def leading_structure(tensors: list, parts: list, device) -> tuple:
+    """What the walk of these tensors depends on where their leading dim is the walk's outermost
+    (ClassWalk checks that): the class key's `parts`, and each tensor's dim count, size-1 dims,
+    strides and sizes, less the leading dim's size for tensors of the call's rank."""
+    rank = max([t.dim() for t in tensors])
+    layout = []
+    for tensor in tensors:
+        shape = tensor.shape
+        layout.append((len(shape), tuple([n == 1 for n in shape]) if 1 in shape else None, tensor.stride(),
+                       shape[1:] if len(shape) == rank else shape))
+    return "leading", tuple(parts), device, tuple(layout)
+
+
+class ClassWalk:
+    """The class key and walk of the calls of one structure (dense_structure's or
+    leading_structure's), made from one call's: the class key, its walk's kind ("broadcast" or
+    "layout"), the result's dims by where their sizes come from, and the dims' groups, each one
+    dim of the walk."""
 
     def __init__(self, classed: tuple, tensors: list, structure: tuple):
         key, shape, _, walk = classed
         self.key, self.kind, self.rank = key, walk[0], len(shape)
+        tensors_layout = structure[-1]
         # each dim of the result takes its size from the first tensor not broadcast along it; the
         # others not broadcast along it must have that size
         self.sources, self.checks = [], []
         for dim in range(self.rank):
             owners = []
-            for index, (count, ones, _) in enumerate(structure[2]):
+            for index, (count, ones, *_) in enumerate(tensors_layout):
                 own = dim - (self.rank - count)
                 if own >= 0 and not (ones and ones[own]):
                     owners.append((index, own))
             self.sources.append(owners[0])
             self.checks += [(index, own, dim) for index, own in owners[1:]]
         # every tensor of the result's shape: none is broadcast, each keeps its strides
-        self.one_shape = all(count == self.rank and ones is None for count, ones, _ in structure[2])
+        self.one_shape = all(count == self.rank and ones is None for count, ones, *_ in tensors_layout)
+        self.expanded = None
         if self.kind == "broadcast":
             self.masks = walk[2]
             self.groups = [dims for _, dims in call.broadcast_runs([t.shape for t in tensors])[1]]
         else:
             self.tile = walk[3]
-            expanded = self._expanded(tensors, shape)
-            self.perm = call.layout_permutation(shape, expanded)
-            self.groups = call.coalesced_dims(shape, self.perm, expanded)
+            self.expanded = self._expanded(tensors, shape)
+            self.perm = call.layout_permutation(shape, self.expanded)
+            self.groups = call.coalesced_dims(shape, self.perm, self.expanded)
         # a merged dim's stride is its innermost dim's (call.coalesce)
         self.inner = [dims[-1] for dims in self.groups]
         self.merged = any(len(dims) > 1 for dims in self.groups)
+
+    def leading_outermost(self) -> bool:
+        """Does this layout walk take the leading dim outermost, ordered before every other dim by
+        strides alone (no tensor ties the leading dim's stride with another's, where
+        layout_permutation would compare sizes)? Then the leading size enters no step of it."""
+        if self.kind != "layout" or self.perm[-1] != 0:
+            return False
+        for strides in self.expanded:
+            leading = abs(strides[0])
+            if leading and any(abs(stride) == leading for stride in strides[1:]):
+                return False
+        return True
 
     def classed(self, tensors: list, device) -> tuple | None:
         """The class key, shape, device and walk of a call of this structure (its tensors), as
@@ -120,12 +155,15 @@ class DenseWalk:
         return [call.expanded_strides(t, shape) for t in tensors]
 
 
-def dense_walk(classed: tuple, tensors: list, structure: tuple, device) -> DenseWalk | None:
-    """The DenseWalk of `classed` (the planner's class key and walk of a call of these tensors, of
-    this structure), where its walk is one a DenseWalk makes: a broadcast or a layout walk with no
-    outputs in it, of a shape without size-1 dims; kept only where it gives this call's answer."""
+def class_walk(classed: tuple, tensors: list, structure: tuple, device) -> ClassWalk | None:
+    """The ClassWalk of `classed` (the planner's class key and walk of a call of these tensors, of
+    this structure), where its walk is one a ClassWalk makes: a broadcast or a layout walk with no
+    outputs in it, of a shape without size-1 dims, and for a leading structure a layout walk that
+    takes the leading dim outermost; kept only where it gives this call's answer."""
     _, shape, _, walk = classed
     if walk[0] not in ("broadcast", "layout") or 1 in shape or (walk[0] == "layout" and walk[5] is not None):
         return None
-    made = DenseWalk(classed, tensors, structure)
+    made = ClassWalk(classed, tensors, structure)
+    if structure[0] == "leading" and not made.leading_outermost():
+        return None
     return made if made.classed(tensors, device) == classed else None
