@@ -20,21 +20,9 @@ import time
 
 import torch
 
-import tritonize
 from benchmarks import run
 from benchmarks.cases import OPS
-
-
-@tritonize.pointwise
-def rotate(a, b, cos, sin):
-    return a * cos - b * sin, a * sin + b * cos
-
-
-def eager_rotate(x, cos, sin):
-    even, odd = x[..., ::2], x[..., 1::2]
-    first, second = even * cos - odd * sin, even * sin + odd * cos
-    even.copy_(first)
-    odd.copy_(second)
+from benchmarks.experiments.interleaved_out import eager_rotate, rotate
 
 
 def new_lengths(systems: dict, operands, first: int, calls: int = 1000, rounds: int = 3) -> dict:
