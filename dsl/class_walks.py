@@ -77,16 +77,29 @@ def leading_structure(tensors: list, parts: list, device) -> tuple:
     return "leading", tuple(parts), device, tuple(layout)
 
 
+def out_structure(tensors: list, outputs: list, parts: list, device) -> tuple:
+    """The structure of a call with out= tensors of its shape: the inputs' and the outputs' dense
+    structures where all are dense, else their leading structures."""
+    dense = dense_structure(tensors, parts, device)
+    written = dense_structure(outputs, (), device) if dense is not None else None
+    if written is not None:
+        return (*dense, written[3])
+    return (*leading_structure(tensors, parts, device), leading_structure(outputs, (), device)[3])
+
+
 class ClassWalk:
     """The class key and walk of the calls of one structure (dense_structure's or
     leading_structure's), made from one call's: the class key, its walk's kind ("broadcast" or
     "layout"), the result's dims by where their sizes come from, and the dims' groups, each one
-    dim of the walk."""
+    dim of the walk. A call with out= tensors (out_structure's) walks its inputs alone where its
+    outputs are laid out as the planner would allocate them, else its inputs and its outputs
+    (`writes`)."""
 
-    def __init__(self, classed: tuple, tensors: list, structure: tuple):
+    def __init__(self, classed: tuple, tensors: list, structure: tuple, outputs: list | None = None):
         key, shape, _, walk = classed
         self.key, self.kind, self.rank = key, walk[0], len(shape)
-        tensors_layout = structure[-1]
+        self.writes = self.kind == "layout" and walk[5] is not None
+        tensors_layout = structure[3]
         # each dim of the result takes its size from the first tensor not broadcast along it; the
         # others not broadcast along it must have that size
         self.sources, self.checks = [], []
@@ -100,15 +113,19 @@ class ClassWalk:
             self.checks += [(index, own, dim) for index, own in owners[1:]]
         # every tensor of the result's shape: none is broadcast, each keeps its strides
         self.one_shape = all(count == self.rank and ones is None for count, ones, *_ in tensors_layout)
-        self.expanded = None
+        self.compared = []  # every stride list the planner's steps compare (outputs' first)
         if self.kind == "broadcast":
             self.masks = walk[2]
             self.groups = [dims for _, dims in call.broadcast_runs([t.shape for t in tensors])[1]]
         else:
             self.tile = walk[3]
-            self.expanded = self._expanded(tensors, shape)
-            self.perm = call.layout_permutation(shape, self.expanded)
-            self.groups = call.coalesced_dims(shape, self.perm, self.expanded)
+            expanded = self._expanded(tensors, shape)
+            # the planner orders the dims by the outputs' strides first where they are walked
+            self.compared = [list(o.stride()) for o in outputs] + expanded if self.writes else expanded
+            self.perm = call.layout_permutation(shape, self.compared)
+            self.groups = call.coalesced_dims(shape, self.perm, self.compared)
+            # whether the outputs are walked follows the inputs' own order (the allocation's)
+            self.inputs_perm = call.layout_permutation(shape, expanded) if self.writes else self.perm
         # a merged dim's stride is its innermost dim's (call.coalesce)
         self.inner = [dims[-1] for dims in self.groups]
         self.merged = any(len(dims) > 1 for dims in self.groups)
@@ -117,18 +134,19 @@ class ClassWalk:
         """Does this layout walk take the leading dim outermost, ordered before every other dim by
         strides alone (no tensor ties the leading dim's stride with another's, where
         layout_permutation would compare sizes)? Then the leading size enters no step of it."""
-        if self.kind != "layout" or self.perm[-1] != 0:
+        if self.kind != "layout" or self.perm[-1] != 0 or self.inputs_perm[-1] != 0:
             return False
-        for strides in self.expanded:
+        for strides in self.compared:
             leading = abs(strides[0])
             if leading and any(abs(stride) == leading for stride in strides[1:]):
                 return False
         return True
 
-    def classed(self, tensors: list, device) -> tuple | None:
-        """The class key, shape, device and walk of a call of this structure (its tensors), as
-        PointwiseFunction._class_key gives them; None where its shapes do not broadcast or hold
-        a size 0 (the planner says why, or launches nothing)."""
+    def classed(self, tensors: list, device, outputs: list | None = None) -> tuple | None:
+        """The class key, shape, device and walk of a call of this structure (its tensors, and its
+        out= tensors where it has them), as PointwiseFunction._class_key gives them (its key less
+        the outputs' dtypes); None where its shapes do not broadcast or hold a size 0 (the planner
+        says why, or launches nothing)."""
         shapes = [t.shape for t in tensors]
         shape = tuple([shapes[index][own] for index, own in self.sources])
         for index, own, dim in self.checks:
@@ -145,7 +163,11 @@ class ClassWalk:
         else:
             inner = self.inner
             walked = [[strides[d] for d in inner] for strides in self._expanded(tensors, shape)]
-            walk = ("layout", sizes, walked, self.tile, call.allocation_strides(shape, self.perm), None)
+            if self.writes:
+                written = [[strides[d] for d in inner] for strides in [o.stride() for o in outputs]]
+                walk = ("layout", sizes, walked, self.tile, None, written)
+            else:
+                walk = ("layout", sizes, walked, self.tile, call.allocation_strides(shape, self.perm), None)
         return self.key, shape, device, walk
 
     def _expanded(self, tensors: list, shape: tuple) -> list:
@@ -155,15 +177,17 @@ class ClassWalk:
         return [call.expanded_strides(t, shape) for t in tensors]
 
 
-def class_walk(classed: tuple, tensors: list, structure: tuple, device) -> ClassWalk | None:
-    """The ClassWalk of `classed` (the planner's class key and walk of a call of these tensors, of
-    this structure), where its walk is one a ClassWalk makes: a broadcast or a layout walk with no
-    outputs in it, of a shape without size-1 dims, and for a leading structure a layout walk that
-    takes the leading dim outermost; kept only where it gives this call's answer."""
+def class_walk(classed: tuple, tensors: list, structure: tuple, device, outputs: list | None = None) -> ClassWalk | None:
+    """The ClassWalk of `classed` (the planner's class key and walk of a call of these tensors, and
+    these out= tensors where given, of this structure), where its walk is one a ClassWalk makes: a
+    broadcast or a layout walk (with the outputs in it only where they are given), of a shape
+    without size-1 dims, and for a leading structure a layout walk that takes the leading dim
+    outermost; kept only where it gives this call's answer."""
     _, shape, _, walk = classed
-    if walk[0] not in ("broadcast", "layout") or 1 in shape or (walk[0] == "layout" and walk[5] is not None):
+    if walk[0] not in ("broadcast", "layout") or 1 in shape or (walk[0] == "layout" and walk[5] is not None
+                                                                and outputs is None):
         return None
-    made = ClassWalk(classed, tensors, structure)
+    made = ClassWalk(classed, tensors, structure, outputs)
     if structure[0] == "leading" and not made.leading_outermost():
         return None
-    return made if made.classed(tensors, device) == classed else None
+    return made if made.classed(tensors, device, outputs) == classed else None

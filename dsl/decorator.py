@@ -15,7 +15,7 @@ import torch
 from torch._subclasses.fake_tensor import is_fake
 
 from tritonize import approximations, cache, call, display, log, torch_ops
-from tritonize.class_walks import ClassWalk, class_walk, dense_structure, leading_structure
+from tritonize.class_walks import ClassWalk, class_walk, dense_structure, leading_structure, out_structure
 from tritonize.launch import direct_launcher, extern_libs, grid_launcher, integer_classes, three_dims
 from tritonize.errors import ArgumentCountError, BroadcastError, CallError, OutArgumentError, UnsupportedSyntax
 from tritonize.passes import (ParamSpec, Specialization, derive_backward, generate_module, infer_output_types,
@@ -484,12 +484,17 @@ class PointwiseFunction:
             classed = self._layout_key(tensors, parts, device, shape)
         else:
             classed = self._broadcast_key(tensors, parts, device) or self._layout_key(tensors, parts, device)
+        self._keep_walk(structure, walk, classed, tensors, device)
+        return classed
+
+    def _keep_walk(self, structure, walk, classed, tensors, device, outputs=None):
+        """Note a call of this structure (`walk`: what _class_walks held of it) planned as `classed`;
+        from its second call on, keep its ClassWalk (or that it has none)."""
         if classed is not None and walk is not NO_WALK:
             # a walk is kept from a structure's second call: one whose strides change with the size
             # (a slice of a transposed batch) never comes again, and making its walk would cost each call
-            kept = SEEN_ONCE if walk is None else class_walk(classed, tensors, structure, device) or NO_WALK
+            kept = SEEN_ONCE if walk is None else class_walk(classed, tensors, structure, device, outputs) or NO_WALK
             self._remember(self._class_walks, structure, kept)
-        return classed
 
     def _out_class_key(self, args, outputs):
         """_class_key's answer for a call with out= tensors (`outputs`: plain tensors, else None), keyed
@@ -512,9 +517,16 @@ class PointwiseFunction:
             # the inputs and the outputs
             if not call.writes_apart(tensors, outputs, shape, device):
                 return None
-            perm = call.layout_permutation(shape, [t.stride() for t in tensors])
-            laid_out = _laid_out_as(outputs, shape, call.allocation_strides(shape, perm))
-            classed = self._layout_key(tensors, parts, device, shape, None if laid_out else outputs, perm)
+            structure = out_structure(tensors, outputs, parts, device)
+            walk = self._class_walks.get(structure)
+            classed = walk.classed(tensors, device, outputs) if type(walk) is ClassWalk else None
+            # (a kept walk of the inputs alone serves outputs laid out as the planner allocates: checked here)
+            if classed is None or not (walk.writes or _laid_out_as(outputs, shape, classed[3][4])):
+                perm = call.layout_permutation(shape, [t.stride() for t in tensors])
+                laid_out = _laid_out_as(outputs, shape, call.allocation_strides(shape, perm))
+                classed = self._layout_key(tensors, parts, device, shape, None if laid_out else outputs, perm)
+                if type(walk) is not ClassWalk:
+                    self._keep_walk(structure, walk, classed, tensors, device, outputs)
             return None if classed is None else ((classed[0], "out", dtypes), *classed[1:])
         classed = self._operands_class(*operands)
         if classed is None:

@@ -1240,6 +1240,64 @@ def test_a_leading_structures_walk_is_the_planners_at_every_leading_size(structu
     _check_structure_walk(fn, _strided_call(tensors, first_shape), _strided_call(tensors, second_shape))
 
 
+@st.composite
+def out_structures(draw):
+    """Two calls with out= of one structure, all of one shape: dense tensors (permuted row-major)
+    at two shapes, or strided views (steps, gaps; leading_structures') at two leading sizes, the
+    outputs fresh views of either kind or in place (an input)."""
+    rank = draw(st.integers(1, 3))
+    dense = draw(st.booleans())
+    rest = draw(st.lists(st.integers(2, 5), min_size=rank - 1, max_size=rank - 1))
+    if dense:
+        shapes = [draw(st.lists(st.integers(2, 5), min_size=rank, max_size=rank)) for _ in range(2)]
+    else:
+        shapes = [[n, *rest] for n in draw(st.lists(st.integers(2, 7), min_size=2, max_size=2))]
+
+    def layout():
+        if dense:
+            return draw(st.permutations(range(rank)))
+        return (rank, [False] * rank, draw(st.lists(st.integers(1, 3), min_size=rank, max_size=rank)),
+                draw(st.lists(st.integers(0, 2), min_size=rank, max_size=rank)), draw(st.booleans()))
+
+    arity = draw(st.integers(1, 3))
+    inputs = [layout() for _ in range(arity)]
+    outputs = [draw(st.integers(0, arity - 1)) if draw(st.booleans()) else layout()
+               for _ in range(DENSE_FUNCTIONS[arity].num_outputs)]
+    return dense, inputs, outputs, shapes
+
+
+def _out_call(dense, inputs, outputs, shape):
+    """The arguments and out= tensors of an out_structures call of this shape (an output given as an
+    input's position writes that input in place; at most one output so)."""
+    make = (lambda spec: _dense_tensor(shape, spec, "cpu")) if dense else (lambda spec: _strided_call([spec], shape)[0])
+    args = tuple(make(spec) for spec in inputs)
+    written, used = [], set()
+    for spec in outputs:
+        if type(spec) is int and spec not in used:
+            used.add(spec)
+            written.append(args[spec])
+        else:
+            written.append(make(spec if type(spec) is not int else inputs[spec]))
+    return args, written
+
+
+@given(structure=out_structures())
+def test_a_structures_walk_with_out_is_the_planners_at_every_shape(structure):
+    """After calls with out= of one structure (dense tensors, or strided ones at another leading
+    size; outputs laid out as the planner allocates them or not, in place or fresh), a call of the
+    same structure at another size takes its class key and walk from their ClassWalk: exactly the
+    planner's (_out_class_key's)."""
+    dense, inputs, outputs, (first_shape, second_shape) = structure
+    fn = DENSE_FUNCTIONS[len(inputs)]
+    first, second = _out_call(dense, inputs, outputs, first_shape), _out_call(dense, inputs, outputs, second_shape)
+    fn._class_walks.clear()
+    learned = fn._out_class_key(*first)
+    assert fn._out_class_key(*first) == learned
+    shortcut = fn._out_class_key(*second)
+    fn._class_walks.clear()
+    assert shortcut == fn._out_class_key(*second)
+
+
 @pytest.mark.parametrize("case", ["bias", "transposed", "rotary table", "permuted", "column", "column slice",
                                   "strided slice", "split columns"])
 def test_new_shapes_of_a_structure_take_its_walk_without_the_planners_steps(case, device, monkeypatch):
