@@ -239,6 +239,14 @@ def row_major_strides(shape: tuple) -> tuple:
     return tuple(reversed(strides))
 
 
+def is_row_major(tensor) -> bool:
+    """Are the tensor's strides torch.empty's of its shape, a size-1 dim's too? is_contiguous() reads
+    a flag torch keeps (most tensors take no more), but says nothing of a size-1 dim's stride, which
+    the outputs' layout follows."""
+    shape = tensor.shape
+    return tensor.is_contiguous() and (1 not in shape or tensor.stride() == row_major_strides(tuple(shape)))
+
+
 def coalesce(shape: tuple, perm: list, stride_lists: list) -> tuple[list, list]:
     """Drop size-1 dims and merge neighbours that are contiguous in every operand.
 

@@ -36,10 +36,7 @@ def dense_structure(tensors: list, parts: list, device) -> tuple | None:
     layout = []
     for tensor in tensors:
         shape = tensor.shape
-        # is_contiguous() reads a flag torch keeps: most tensors take no more. A row-major tensor
-        # is one whose size-1 dims have row-major strides too, as PointwiseFunction._broadcast_key
-        # takes it
-        if tensor.is_contiguous() and (1 not in shape or tensor.stride() == call.row_major_strides(tuple(shape))):
+        if call.is_row_major(tensor):
             order = None
         else:
             order = dense_order(shape, tensor.stride())

@@ -451,7 +451,7 @@ class PointwiseFunction:
                     return None
                 elif value.shape != shape:
                     flat = one_shape = False  # perhaps a broadcast (_broadcast_key checks every tensor)
-                if flat and not value.is_contiguous():  # a flag torch keeps
+                if flat and not call.is_row_major(value):
                     flat = False
                 tensors.append(value)
                 parts.append((value.dtype, value.data_ptr() & 15 == 0))
@@ -461,13 +461,8 @@ class PointwiseFunction:
                 parts.append(type(value))
         if shape is None:
             return None
-        standard = None
-        if flat:  # calls with a size 0 are refused by the caller
-            standard = call.row_major_strides(shape)
-            # is_contiguous() says nothing of a size-1 dim's stride, which the outputs' layout follows
-            if 1 in shape and any(t.stride() != standard for t in tensors):
-                standard = None
-        return tensors, parts, shape, device, standard, one_shape
+        # (calls with a size 0 are refused by the caller)
+        return tensors, parts, shape, device, call.row_major_strides(shape) if flat else None, one_shape
 
     def _operands_class(self, tensors, parts, shape, device, standard, one_shape):
         """_class_key's answer from _class_operands': from the ClassWalk of earlier calls of their
@@ -590,10 +585,8 @@ class PointwiseFunction:
         tensor's strides broadcast to the shape where some dim of it has size 1 (else None, as
         they do not matter then); `standard`: the shape's row-major strides. None for one run."""
         shapes = [tuple(t.shape) for t in tensors]
-        for tensor, own in zip(tensors, shapes):  # _class_key checked their devices
-            # is_contiguous() reads a flag; it says nothing of a size-1 dim's stride, which the
-            # outputs' layout follows (_class_sizes), nor of a tensor with a size 0 (refused below)
-            if not tensor.is_contiguous() or (1 in own and tensor.stride() != call.row_major_strides(own)):
+        for tensor in tensors:  # _class_key checked their devices; a size 0 is refused below
+            if not call.is_row_major(tensor):
                 return None
         broadcast = call.broadcast_runs(shapes)
         if broadcast is None:
