@@ -369,36 +369,65 @@ def writes_apart(inputs: list, outputs: list, shape: tuple, device) -> bool:
     meet), but where it is exactly one of the inputs (the same pointer, dtype, shape and strides:
     in place)? check_overlap's rule, less its same-walk views of other shapes: False sends the
     call to the planner, which allows those and says what overlaps or is refused."""
-    written, stored = [], None
     for out in outputs:
         # check_output refuses another shape or device, a stride-0 dim of two elements or more,
         # and elements that share an address
         if out.shape != shape or out.device != device or 0 in out.stride() or tensor_overlaps_itself(out) is not False:
             return False
-        if stored is None:  # each input's storage, asked once (untyped_storage() makes an object)
-            stored = [(tensor, tensor.untyped_storage().data_ptr()) for tensor in inputs]
-        storage, span = out.untyped_storage().data_ptr(), None
-        for tensor, tensor_storage in stored:
-            if tensor_storage != storage or (
+    # each tensor's storage, span and layout are asked once, and only of tensors that share a storage
+    # with an output (a rotation in place on the even and odd halves of rows asked 8 spans and 8
+    # layouts of its 4 views); an output that is an input's very object is that input, in place
+    facts = _StorageFacts()
+    for k, out in enumerate(outputs):
+        storage = facts.storage(out)
+        for tensor in inputs:
+            if tensor is out or facts.storage(tensor) != storage or (
                     tensor.data_ptr() == out.data_ptr() and tensor.stride() == out.stride()
                     and tensor.dtype == out.dtype and tensor.shape == out.shape):
                 continue
-            low, high = span = span or memory_span(out)
-            other_low, other_high = memory_span(tensor)
-            if other_low < high and low < other_high and _elements_meet(out, tensor):
+            if facts.meet(out, tensor):
                 return False
-        if len(outputs) > 1:
-            low, high = span or memory_span(out)
-            for other, other_storage, other_low, other_high in written:
-                if other_storage == storage and other_low < high and low < other_high and _elements_meet(out, other):
-                    return False
-            written.append((out, storage, low, high))
+        for other in outputs[:k]:  # (an earlier output that is an input was most often compared above)
+            if facts.storage(other) == storage and facts.meet(out, other):
+                return False
     return True
 
 
-def _elements_meet(tensor, other) -> bool:
-    """Do two tensors of one storage, whose spans overlap, share a byte (or may they)?"""
-    return elements_overlap(layout_of(tensor), layout_of(other), other.data_ptr() - tensor.data_ptr()) is not False
+class _StorageFacts:
+    """writes_apart's memo of one call's tensors (by object: all are alive for the call): storage,
+    span and layout, each asked once."""
+
+    def __init__(self):
+        self.storages, self.spans, self.layouts, self.met = {}, {}, {}, {}
+
+    def storage(self, tensor) -> int:
+        found = self.storages.get(id(tensor))
+        if found is None:  # untyped_storage() makes an object: asked once a tensor
+            found = self.storages[id(tensor)] = tensor.untyped_storage().data_ptr()
+        return found
+
+    def span(self, tensor) -> tuple:
+        found = self.spans.get(id(tensor))
+        if found is None:
+            found = self.spans[id(tensor)] = memory_span(tensor)
+        return found
+
+    def layout(self, tensor) -> tuple:
+        found = self.layouts.get(id(tensor))
+        if found is None:
+            found = self.layouts[id(tensor)] = layout_of(tensor)
+        return found
+
+    def meet(self, tensor, other) -> bool:
+        """Do two tensors of one storage share a byte (or may they)?"""
+        pair = (id(tensor), id(other))
+        found = self.met.get(pair)
+        if found is None:
+            low, high = self.span(tensor)
+            other_low, other_high = self.span(other)
+            found = self.met[pair] = other_low < high and low < other_high and elements_overlap(
+                self.layout(tensor), self.layout(other), other.data_ptr() - tensor.data_ptr()) is not False
+        return found
 
 
 def same_walk(sizes, strides, other_strides) -> bool:
@@ -668,10 +697,22 @@ def dependent_launch(device: torch.device, sizes: tuple = (), tile=None, costly_
     return _hopper_with_grid_dependency_ops(device)
 
 
+# Every plan and class launch reads TRITONIZE_DEPENDENT_LAUNCH, which is mostly unset: os.environ.get
+# then raises and catches two KeyErrors (0.6 us of a ~17 us class launch's Python on the CPU machine).
+# The mapping os.environ keeps its encoded names in answers a missing one at once; os.environ's own
+# reads and writes go through it, so a value set through os.environ (monkeypatch.setenv) is seen.
+_ENVIRON_NAMES = getattr(os.environ, "_data", None) if hasattr(os.environ, "encodekey") else None
+_DEPENDENT_LAUNCH_NAME = os.environ.encodekey("TRITONIZE_DEPENDENT_LAUNCH") if _ENVIRON_NAMES is not None else None
+
+
 def dependent_launch_setting():
     """TRITONIZE_DEPENDENT_LAUNCH: True for "1" (every launch), False for "0" (none), None where
     it is unset or empty (launches larger than the L2, see dependent_launch)."""
-    value = os.environ.get("TRITONIZE_DEPENDENT_LAUNCH", "").strip()
+    if _ENVIRON_NAMES is not None:
+        raw = _ENVIRON_NAMES.get(_DEPENDENT_LAUNCH_NAME)
+        value = "" if raw is None else os.environ.decodevalue(raw).strip()
+    else:
+        value = os.environ.get("TRITONIZE_DEPENDENT_LAUNCH", "").strip()
     if value not in ("", "0", "1"):
         raise ValueError(f"TRITONIZE_DEPENDENT_LAUNCH={value!r}: use 1 (dependent launch for every kernel), 0 (for "
                          f"none) or leave it unset (for launches that move more bytes than the L2 holds)")

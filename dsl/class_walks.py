@@ -76,12 +76,25 @@ def leading_structure(tensors: list, parts: list, device) -> tuple:
 
 def out_structure(tensors: list, outputs: list, parts: list, device) -> tuple:
     """The structure of a call with out= tensors of its shape: the inputs' and the outputs' dense
-    structures where all are dense, else their leading structures."""
+    structures where all are dense, else their leading structures. An output that is one of the
+    inputs (in place: the same object) is named by that input's position, whose layout the
+    structure holds already."""
+    positions = [next((k for k, tensor in enumerate(tensors) if tensor is out), None) for out in outputs]
+    others = [out for out, position in zip(outputs, positions) if position is None]
     dense = dense_structure(tensors, parts, device)
-    written = dense_structure(outputs, (), device) if dense is not None else None
-    if written is not None:
-        return (*dense, written[3])
-    return (*leading_structure(tensors, parts, device), leading_structure(outputs, (), device)[3])
+    if dense is not None:
+        written = dense_structure(others, (), device) if others else dense
+        if written is not None:
+            return (*dense, _named(positions, written[3] if others else ()))
+    return (*leading_structure(tensors, parts, device),
+            _named(positions, leading_structure(others, (), device)[3] if others else ()))
+
+
+def _named(positions: list, layouts: tuple) -> tuple:
+    """The outputs' part of a structure: an input's position for each output that is that input,
+    and the next of `layouts` (the other outputs') for each other."""
+    rest = iter(layouts)
+    return tuple([next(rest) if position is None else position for position in positions])
 
 
 class ClassWalk:

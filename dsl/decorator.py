@@ -83,8 +83,8 @@ class PointwiseFunction:
         self._class_templates: dict[tuple, ClassTemplate] = {}
         # the class key and walk of calls by their structure, from its second call (see _operands_class)
         self._class_walks: dict[tuple, ClassWalk | str] = {}
-        # signatures of CUDA calls launched once by their class, with no recipe (see _run)
-        self._seen: dict[tuple, None] = {}
+        # hashes of the signatures of CUDA calls launched once by their class, with no recipe (see _run)
+        self._seen: set[int] = set()
         # Triton's compiled kernels by what they were compiled for (LaunchRecipe.kernel_key): a
         # recipe of a new shape whose kernel is among them launches it directly at once
         self._kernels: dict[tuple, object] = {}
@@ -193,15 +193,24 @@ class PointwiseFunction:
                 if recipe is not None and recipe.write(args, pointers, outputs):
                     return recipe.finish(outputs)
         classed = self._class_key(args) if out is None else self._out_class_key(args, outputs)
-        if classed is not None and classed[2].type == "cuda" and DIRECT_LAUNCH and key not in self._seen:
+        if classed is not None and classed[2].type == "cuda" and DIRECT_LAUNCH:
             # A shape seen for the first time launches by its class, with no recipe: many shapes
             # come once (a growing sequence, a varying batch), and a recipe kept for each made
             # that call ~40% dearer (its construction, arming its launcher, and the garbage
-            # collector's passes over the recipes kept). A shape that comes again gets its recipe.
-            launched = self._class_launch(args, classed, outputs)
-            if launched is not None:
-                self._remember(self._seen, key, None)
-                return launched
+            # collector's passes over the recipes kept). A shape that comes again gets its recipe
+            # (as does one whose class cannot launch it, below). What is kept of a shape is its
+            # key's hash, an int: the keys themselves, ~19 tuples a call that the garbage collector
+            # tracks, made its full passes over the heap more frequent (a rotation in place over a
+            # growing sequence spent ~20% of its time in them on the CPU machine). Two keys of one
+            # hash send the second shape to the planner (a recipe): slower, never wrong.
+            seen, signature = self._seen, hash(key)
+            if signature not in seen:
+                if len(seen) >= MAX_RECIPES:
+                    seen.clear()
+                seen.add(signature)
+                launched = self._class_launch(args, classed, outputs)
+                if launched is not None:
+                    return launched
         planned = self._class_plan(classed, args, outputs) if classed is not None else None
         if planned is None:
             plan, spec = self.plan(args, {}, out, positional=True)
@@ -639,8 +648,8 @@ class PointwiseFunction:
     def _class_plan(self, classed, args, given=None):
         """(plan, spec) of a call (`classed`, _class_key's or _out_class_key's) from its class's
         template, making again only what depends on the size, as `plan` makes it (_class_sizes),
-        into the `given` out= tensors if any; None where the class has no template yet (or the
-        arguments' kinds differ, or an output is not laid out as the planner would allocate it)."""
+        into the `given` out= tensors if any (laid out as the walk writes them: _out_class_key checked
+        that); None where the class has no template yet (or the arguments' kinds differ)."""
         template = self._class_templates.get(classed[0])
         if template is None:
             return None
@@ -651,8 +660,6 @@ class PointwiseFunction:
             if vtype != vtypes[param]:
                 return None
         spec, sizes, walked, out_strides, allocated, blocks, warps, moved, _ = self._class_sizes(classed, template)
-        if given is not None and allocated is not None and not _laid_out_as(given, shape, allocated):
-            return None
         tensors = [(p, v) for p, v in kernel_values.items() if type(v) is _Tensor and not _by_value(v)]
         inputs = [call.Operand(p, v, strides) for (p, v), strides in zip(tensors, walked)]
         if given is None:
@@ -850,19 +857,17 @@ class PointwiseFunction:
 
     def _class_launch(self, args, classed, given=None):
         """Launch a CUDA call (`args`: every parameter by position; `classed`: _class_key's or
-        _out_class_key's, with the `given` out= tensors) of a class with a template, sized as
-        _class_sizes sizes it, with a kernel Triton compiled for another size of the class (one of
-        the same kernel_key), on a grid of this size, with no recipe; its result, or None where the
-        class has no template, no such kernel is compiled yet or an output is not laid out as the
-        planner would allocate it. The class key fixes every parameter's value type (_class_plan's
+        _out_class_key's, with the `given` out= tensors, which _out_class_key found laid out as the
+        walk writes them) of a class with a template, sized as _class_sizes sizes it, with a kernel
+        Triton compiled for another size of the class (one of the same kernel_key), on a grid of
+        this size, with no recipe; its result, or None where the class has no template or no such
+        kernel is compiled yet. The class key fixes every parameter's value type (_class_plan's
         check): the tensors' dtypes, and the numbers' types, which the kernel takes converted as the
         steady path does."""
         template = self._class_templates.get(classed[0])
         if template is None:
             return None
         spec, sizes, walked, out_strides, allocated, blocks, warps, _, chosen = self._class_sizes(classed, template)
-        if given is not None and allocated is not None and not _laid_out_as(given, classed[1], allocated):
-            return None
         found = template.launches.get((chosen, blocks, warps))
         if found is None:
             found = template.launches[(chosen, blocks, warps)] = ClassLaunch(
