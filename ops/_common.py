@@ -157,10 +157,23 @@ def opmath_number(dtype: torch.dtype, value: float) -> float:
     rounded to float32, the compute dtype of float32 and 16-bit tensors, and kept for float64."""
     if dtype == torch.float64:
         return float(value)
-    try:
-        return struct.unpack("f", struct.pack("f", value))[0]
-    except OverflowError:  # rounds past float32's largest value: inf, as the C cast gives
-        return math.copysign(math.inf, value)
+    # kept per value: an optimizer step passes the same few numbers (its rate, betas, weight decay)
+    # on every call, and packing took ~0.35 us of a ~6 us in-place addcmul_ on the CPU machine; a
+    # zero is rounded anew, since -0.0 and 0.0 are one key
+    found = _FLOAT32_ROUNDED.get(value) if value else None
+    if found is None:
+        try:
+            found = struct.unpack("f", struct.pack("f", value))[0]
+        except OverflowError:  # rounds past float32's largest value: inf, as the C cast gives
+            found = math.copysign(math.inf, value)
+        if value:
+            if len(_FLOAT32_ROUNDED) >= 1024:
+                _FLOAT32_ROUNDED.clear()
+            _FLOAT32_ROUNDED[value] = found
+    return found
+
+
+_FLOAT32_ROUNDED: dict = {}  # opmath_number's: a number -> float32's nearest value, as a Python float
 
 
 def _overflow(dtype):

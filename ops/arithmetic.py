@@ -688,7 +688,9 @@ def _addc_operands(name, input, tensor1, tensor2, value) -> tuple:
     c.require_not_bool(name, dtype)
     # the value as ATen holds it: in the dtype for integers, in the compute dtype for floats
     value = c.opmath_number(dtype, value) if dtype.is_floating_point else c.scalar_for(dtype, value)
-    return dtype, (*c.widened(input, tensor1, tensor2, dtype=dtype), value)
+    if dtype is torch.float64:
+        return dtype, (*c.widened(input, tensor1, tensor2, dtype=dtype), value)
+    return dtype, (input, tensor1, tensor2, value)
 
 
 def _addcmul(input, tensor1, tensor2, value, **destination):
@@ -735,7 +737,8 @@ def addcdiv_(input, tensor1, tensor2, *, value=1):
 
 def _checked_lerp_weight(input, end, weight):
     """torch's checks; the weight to pass to the kernel."""
-    if c.dtype_of(end) != input.dtype:
+    # (a tensor's dtype read directly: dtype_of's VType took ~0.5 us of a ~5 us in-place lerp_)
+    if (end.dtype if isinstance(end, torch.Tensor) else c.dtype_of(end)) != input.dtype:
         raise RuntimeError(f"expected dtype {c.C_NAMES[input.dtype]} for `end` but got dtype "
                            f"{c.C_NAMES[c.dtype_of(end)]}")
     if isinstance(weight, torch.Tensor) and weight.dim() > 0 and weight.dtype != input.dtype:

@@ -183,6 +183,8 @@ class _Schema:
         # the dispatcher passes the arguments before `*` by position and the rest by keyword
         self.positional = [name for name, a in zip(self.names, arguments) if not a.kwarg_only]
         self.renamed_keywords = any(a.kwarg_only and a.name in _RENAMED for a in arguments)
+        # an out= tensor among the keywords (the .out overloads); others' keywords are numbers and strings
+        self.keyword_tensors = any(a.kwarg_only and i in self.tensor_positions for i, a in enumerate(arguments))
 
     def takes_as_is(self, fn) -> bool:
         """Can `fn` take the dispatcher's arguments as they come: its first parameters the
@@ -202,7 +204,7 @@ _SUPPORTED = frozenset(SUPPORTED_DTYPES)  # a hashed lookup on each tensor of ea
 
 
 def _make_kernel(fn, schema: _Schema, original, device_type: str):
-    names, tensor_positions = schema.names, schema.tensor_positions
+    names, tensor_positions, keyword_tensors = schema.names, schema.tensor_positions, schema.keyword_tensors
     as_is = schema.takes_as_is(fn)
     interpreted = device_type == "cpu"
     # the keyset the dispatcher hands a kernel on this key, which the kernel registered before
@@ -220,7 +222,7 @@ def _make_kernel(fn, schema: _Schema, original, device_type: str):
         # before; one that requires grad needs grad mode off (below autograd, torch's own formula
         # records the graph, so tritonize must not)
         recording = False
-        for value in (*args, *kwargs.values()) if kwargs else args:
+        for value in (*args, *kwargs.values()) if kwargs and keyword_tensors else args:
             if isinstance(value, _Tensor):
                 if value.dtype not in _SUPPORTED and original is not None:
                     return fallback(args, kwargs)

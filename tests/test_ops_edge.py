@@ -199,3 +199,27 @@ def test_softplus_by_a_power_of_two_multiplies_exactly(beta, dtype, device):
     assert_same_specials(got, torch.nn.functional.softplus(x, beta, threshold), f"softplus(beta={beta})")
     assert activations._exact_inverse(beta) and not activations._exact_inverse(1.5)
     assert not activations._exact_inverse(2.0 ** -200) and not activations._exact_inverse(True)
+
+
+def test_numbers_round_to_float32_as_atens_scalars_do_when_asked_again():
+    """The op library rounds a number to float32 (the compute dtype of float32 and 16-bit
+    tensors) as ATen's `Scalar::to<float>()` does, and keeps the rounding per number: asked again,
+    each gives the same value, -0.0 keeps its sign after 0.0 (they are one dict key), values past
+    float32's range give infinities, and float64 keeps the number."""
+    import math
+    import struct
+
+    from tritonize.ops import _common as c
+
+    numbers = [0.1, 0.0, -0.0, 1e-46, -1e-46, 3, True, 1e39, -1e39, 2**200, 0.1 + 2**-40, 65504.5, INF, -INF]
+    for _ in range(2):  # the second pass reads what the first kept
+        for number in numbers:
+            got = c.opmath_number(torch.float32, number)
+            try:
+                want = struct.unpack("f", struct.pack("f", number))[0]
+            except OverflowError:
+                want = math.copysign(INF, number)
+            assert got == want and math.copysign(1, got) == math.copysign(1, want), (number, got, want)
+            assert c.opmath_number(torch.float64, number) == float(number)
+    assert math.isnan(c.opmath_number(torch.float32, NAN))
+    assert torch.tensor(c.opmath_number(torch.bfloat16, 0.1)).item() == torch.tensor(0.1, dtype=torch.float32).item()
