@@ -369,65 +369,41 @@ def writes_apart(inputs: list, outputs: list, shape: tuple, device) -> bool:
     meet), but where it is exactly one of the inputs (the same pointer, dtype, shape and strides:
     in place)? check_overlap's rule, less its same-walk views of other shapes: False sends the
     call to the planner, which allows those and says what overlaps or is refused."""
+    written, stored, spans, layouts = [], None, {}, {}
     for out in outputs:
         # check_output refuses another shape or device, a stride-0 dim of two elements or more,
         # and elements that share an address
         if out.shape != shape or out.device != device or 0 in out.stride() or tensor_overlaps_itself(out) is not False:
             return False
-    # each tensor's storage, span and layout are asked once, and only of tensors that share a storage
-    # with an output (a rotation in place on the even and odd halves of rows asked 8 spans and 8
-    # layouts of its 4 views); an output that is an input's very object is that input, in place
-    facts = _StorageFacts()
-    for k, out in enumerate(outputs):
-        storage = facts.storage(out)
-        for tensor in inputs:
-            if tensor is out or facts.storage(tensor) != storage or (
+        if stored is None:  # each input's storage, asked once (untyped_storage() makes an object)
+            stored = [(tensor, tensor.untyped_storage().data_ptr()) for tensor in inputs]
+        storage = out.untyped_storage().data_ptr()
+        for tensor, tensor_storage in stored:
+            # an output that is an input's very object is that input, in place
+            if tensor is out or tensor_storage != storage or (
                     tensor.data_ptr() == out.data_ptr() and tensor.stride() == out.stride()
                     and tensor.dtype == out.dtype and tensor.shape == out.shape):
                 continue
-            if facts.meet(out, tensor):
+            if _elements_meet(out, tensor, spans, layouts):
                 return False
-        for other in outputs[:k]:  # (an earlier output that is an input was most often compared above)
-            if facts.storage(other) == storage and facts.meet(out, other):
+        for other, other_storage in written:
+            if other_storage == storage and _elements_meet(out, other, spans, layouts):
                 return False
+        written.append((out, storage))
     return True
 
 
-class _StorageFacts:
-    """writes_apart's memo of one call's tensors (by object: all are alive for the call): storage,
-    span and layout, each asked once."""
-
-    def __init__(self):
-        self.storages, self.spans, self.layouts, self.met = {}, {}, {}, {}
-
-    def storage(self, tensor) -> int:
-        found = self.storages.get(id(tensor))
-        if found is None:  # untyped_storage() makes an object: asked once a tensor
-            found = self.storages[id(tensor)] = tensor.untyped_storage().data_ptr()
-        return found
-
-    def span(self, tensor) -> tuple:
-        found = self.spans.get(id(tensor))
-        if found is None:
-            found = self.spans[id(tensor)] = memory_span(tensor)
-        return found
-
-    def layout(self, tensor) -> tuple:
-        found = self.layouts.get(id(tensor))
-        if found is None:
-            found = self.layouts[id(tensor)] = layout_of(tensor)
-        return found
-
-    def meet(self, tensor, other) -> bool:
-        """Do two tensors of one storage share a byte (or may they)?"""
-        pair = (id(tensor), id(other))
-        found = self.met.get(pair)
-        if found is None:
-            low, high = self.span(tensor)
-            other_low, other_high = self.span(other)
-            found = self.met[pair] = other_low < high and low < other_high and elements_overlap(
-                self.layout(tensor), self.layout(other), other.data_ptr() - tensor.data_ptr()) is not False
-        return found
+def _elements_meet(tensor, other, spans: dict, layouts: dict) -> bool:
+    """Do two tensors of one storage share a byte (or may they)? `spans` and `layouts`: the
+    memory_span and layout_of of tensors asked before in this call, by id (all are alive for the
+    call): a rotation in place on the even and odd halves of rows asked each of its views' twice."""
+    low, high = spans.get(id(tensor)) or spans.setdefault(id(tensor), memory_span(tensor))
+    other_low, other_high = spans.get(id(other)) or spans.setdefault(id(other), memory_span(other))
+    if not (other_low < high and low < other_high):
+        return False
+    first = layouts.get(id(tensor)) or layouts.setdefault(id(tensor), layout_of(tensor))
+    second = layouts.get(id(other)) or layouts.setdefault(id(other), layout_of(other))
+    return elements_overlap(first, second, other.data_ptr() - tensor.data_ptr()) is not False
 
 
 def same_walk(sizes, strides, other_strides) -> bool:
