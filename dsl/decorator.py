@@ -519,9 +519,9 @@ class PointwiseFunction:
             # strided tensors of one shape: one walk, of the inputs alone where the outputs are laid
             # out as plan() would allocate them (the permutation of the inputs' dims tells), else of
             # the inputs and the outputs
-            if not call.writes_apart(tensors, outputs, shape, device):
-                return None
             structure = out_structure(tensors, outputs, parts, device)
+            if not call.writes_apart(tensors, outputs, shape, device, dense=structure[0] == "dense"):
+                return None
             walk = self._class_walks.get(structure)
             classed = walk.classed(tensors, device, outputs) if type(walk) is ClassWalk else None
             # (a kept walk of the inputs alone serves outputs laid out as the planner allocates: checked here)
