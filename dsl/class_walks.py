@@ -79,8 +79,8 @@ def out_structure(tensors: list, outputs: list, parts: list, device) -> tuple:
     structures where all are dense, else their leading structures. An output that is one of the
     inputs (in place: the same object) is named by that input's position, whose layout the
     structure holds already."""
-    position = {id(tensor): k for k, tensor in enumerate(tensors)}
-    positions = [position.get(id(out)) for out in outputs]
+    index_of = {id(tensor): k for k, tensor in enumerate(tensors)}
+    positions = [index_of.get(id(out)) for out in outputs]
     others = [out for out, position in zip(outputs, positions) if position is None]
     dense = dense_structure(tensors, parts, device)
     if dense is not None:

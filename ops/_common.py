@@ -157,16 +157,18 @@ def opmath_number(dtype: torch.dtype, value: float) -> float:
     rounded to float32, the compute dtype of float32 and 16-bit tensors, and kept for float64."""
     if dtype == torch.float64:
         return float(value)
-    # kept per value: an optimizer step passes the same few numbers (its rate, betas, weight decay)
+    # kept per Python number: an optimizer step passes the same few (its rate, betas, weight decay)
     # on every call, and packing took ~0.35 us of a ~6 us in-place addcmul_ on the CPU machine; a
-    # zero is rounded anew, since -0.0 and 0.0 are one key
-    found = _FLOAT32_ROUNDED.get(value) if value else None
+    # zero is rounded anew, since -0.0 and 0.0 are one key, and other kinds of value (a 0-d tensor,
+    # a NumPy scalar) are not kept
+    kept = value and type(value) in (float, int)
+    found = _FLOAT32_ROUNDED.get(value) if kept else None
     if found is None:
         try:
             found = struct.unpack("f", struct.pack("f", value))[0]
         except OverflowError:  # rounds past float32's largest value: inf, as the C cast gives
             found = math.copysign(math.inf, value)
-        if value:
+        if kept:
             if len(_FLOAT32_ROUNDED) >= 1024:
                 _FLOAT32_ROUNDED.clear()
             _FLOAT32_ROUNDED[value] = found

@@ -222,4 +222,6 @@ def test_numbers_round_to_float32_as_atens_scalars_do_when_asked_again():
             assert got == want and math.copysign(1, got) == math.copysign(1, want), (number, got, want)
             assert c.opmath_number(torch.float64, number) == float(number)
     assert math.isnan(c.opmath_number(torch.float32, NAN))
+    assert c.opmath_number(torch.float32, torch.tensor(0.1, dtype=torch.float64)) == c.opmath_number(torch.float32, 0.1)
+    assert not any(isinstance(key, torch.Tensor) for key in c._FLOAT32_ROUNDED)  # a tensor is not kept alive
     assert torch.tensor(c.opmath_number(torch.bfloat16, 0.1)).item() == torch.tensor(0.1, dtype=torch.float32).item()
