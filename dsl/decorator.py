@@ -81,8 +81,9 @@ class PointwiseFunction:
         self._out_recipes: dict[tuple, LaunchRecipe] = {}  # calls with out=, keyed by the outputs too
         # a call's plan by its class (dtypes, alignment, the walk's structure), not its shape (see _class_plan)
         self._class_templates: dict[tuple, ClassTemplate] = {}
-        # the class key and walk of calls by their structure, from its second call (see _operands_class)
-        self._class_walks: dict[tuple, ClassWalk | str] = {}
+        # the class key and walk of calls by their structure, from its second call, and the hashes of
+        # structures seen once (see _keep_walk)
+        self._class_walks: dict[tuple | int, ClassWalk | str] = {}
         # hashes of the signatures of CUDA calls launched once by their class, with no recipe (see _run)
         self._seen: set[int] = set()
         # Triton's compiled kernels by what they were compiled for (LaunchRecipe.kernel_key): a
@@ -496,9 +497,17 @@ class PointwiseFunction:
         from its second call on, keep its ClassWalk (or that it has none)."""
         if classed is not None and walk is not NO_WALK:
             # a walk is kept from a structure's second call: one whose strides change with the size
-            # (a slice of a transposed batch) never comes again, and making its walk would cost each call
-            kept = SEEN_ONCE if walk is None else class_walk(classed, tensors, structure, device, outputs) or NO_WALK
-            self._remember(self._class_walks, structure, kept)
+            # (a slice of a transposed batch) never comes again, and making its walk would cost each
+            # call. A structure seen once is noted by its hash (an int key beside the structures): kept
+            # whole, such structures left ~11 tuples a call for the garbage collector to track. Two
+            # structures of one hash keep the second's walk from its first call: checked as any is
+            signature = hash(structure)
+            if self._class_walks.get(signature) is not SEEN_ONCE:
+                self._remember(self._class_walks, signature, SEEN_ONCE)
+            else:
+                del self._class_walks[signature]
+                self._remember(self._class_walks, structure,
+                               class_walk(classed, tensors, structure, device, outputs) or NO_WALK)
 
     def _out_class_key(self, args, outputs):
         """_class_key's answer for a call with out= tensors (`outputs`: plain tensors, else None), keyed
@@ -900,7 +909,8 @@ class PointwiseFunction:
 
 
 MAX_RECIPES = 4096
-# what PointwiseFunction._class_walks holds of a structure before or instead of its ClassWalk
+# what PointwiseFunction._class_walks holds of a structure's hash after its first call (SEEN_ONCE), and
+# of a structure instead of its ClassWalk (NO_WALK)
 SEEN_ONCE, NO_WALK = "seen once", "no walk"
 # the Specialization fields that depend on a call's size, in the order _size_choices gives them
 SIZE_CHOICES = ("index_dtype", "evict_last", "unmasked", "flat_indexed", "two_dimensional_grid", "dependent_launch")

@@ -353,9 +353,11 @@ def _counting_jit_runs(monkeypatch) -> list:
 @needs_cuda
 def test_shapes_seen_once_keep_no_objects_the_garbage_collector_tracks():
     """Calls of a new shape every call, each launched by its class (fresh outputs, in place, a
-    rotation of interleaved halves in place), leave the heap as they found it: what the function
-    keeps of each shape is an int. Before, each kept its key (7 to 19 tuples), and the collector's
-    full passes over a growing heap took ~20% of a rotation's time on the CPU machine."""
+    rotation of interleaved halves in place, a slice of a transposed batch whose structure is new
+    every call), leave the heap as they found it: what the function keeps of each shape, and of
+    each structure seen once, is an int. Before, each kept its key (7 to 19 tuples) and such a
+    structure (11 more), and the collector's full passes over a growing heap took ~20% of a
+    rotation's time on the CPU machine."""
     import gc
 
     from tritonize import pointwise
@@ -381,6 +383,9 @@ def test_shapes_seen_once_keep_no_objects_the_garbage_collector_tracks():
         "in place": lambda n: (lambda a=buffer[0, :n * 64].view(64, n).t(), b=buffer[1, :n * 64].view(n, 64):
                                add(a, b, out=a)),
         "rotation in place": rotation,
+        # strides that follow the size: a structure of its own every call, walked as the planner walks it
+        "slice of a transposed batch": lambda n: (lambda a=buffer[0, :n * 128].view(128, n).t()[:, ::2],
+                                                  b=buffer[1, :n * 64].view(n, 64): add(a, b)),
     }
     for label, form in forms.items():
         # a template and its kernel, then the structure's walk; sizes of one integer class (n % 16 == 4)
