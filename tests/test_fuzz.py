@@ -5,14 +5,14 @@ Each program is written to a real file (so @pointwise reads its source like a us
 twice: once with the real `@pointwise`, once as plain Python. Where Python and torch differ on
 purpose, the plain run takes torch's side: `pointwise` is the identity, `min`/`max` propagate
 NaN (torch.minimum), math.floor/ceil/trunc of a float stay floats (torch.floor keeps -0.0 and
-inf where Python returns an int or raises). Tensors are float64, int64 and bool, and Python
+inf where Python returns an int or raises), and a float `%` that gives zero gives it the
+dividend's sign (torch.remainder's) where Python gives the divisor's. Tensors are float64, int64 and bool, and Python
 numbers, so results compare exactly:
 
 - int and bool outputs: equal, and the output dtype is the one the program's types predict;
 - float outputs of an *exact* program (only correctly rounded operations: Triton's interpreter
   runs them through numpy, CUDA kernels compile them without fma contraction): equal bit for
-  bit, sign of zero included (but for `%`, whose zero takes the divisor's sign in Python and
-  the dividend's in torch);
+  bit, sign of zero included;
 - otherwise (transcendental functions, `**`): within 1e-9 relative, or else within what Python
   itself gives when the float inputs move by 1e-12 (an element next to a discontinuity such as
   `floor` may round either way).
@@ -27,6 +27,7 @@ same programs every run); `dev` draws new ones and replays failures from its dat
 """
 from __future__ import annotations
 
+import ast
 import builtins
 import hashlib
 import itertools
@@ -92,6 +93,34 @@ def _float_rounding(name):
     return rounded
 
 
+def _torch_remainder(a, b):
+    """a % b as torch.remainder (which tritonize follows) gives it: Python's, but for a float zero,
+    which takes the dividend's sign (fmod's) where Python gives it the divisor's (1.0 % -0.5 is -0.0
+    in Python, 0.0 in torch): the sign of such a zero reaches other outputs (copysign(1, a % b))."""
+    result = a % b
+    if result == 0 and isinstance(result, float):
+        return math.copysign(0.0, a)
+    return result
+
+
+class _TorchRemainder(ast.NodeTransformer):
+    """The plain run's `x % y` and `x %= y` call _torch_remainder."""
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        if not isinstance(node.op, ast.Mod):
+            return node
+        return ast.copy_location(ast.Call(ast.Name("_torch_remainder", ast.Load()), [node.left, node.right], []), node)
+
+    def visit_AugAssign(self, node):
+        self.generic_visit(node)
+        if not isinstance(node.op, ast.Mod):
+            return node
+        read = ast.Name(node.target.id, ast.Load())
+        call = ast.Call(ast.Name("_torch_remainder", ast.Load()), [read, node.value], [])
+        return ast.copy_location(ast.Assign([node.target], call), node)
+
+
 PLAIN_MATH = type(math)("math")
 PLAIN_MATH.__dict__.update({k: v for k, v in vars(math).items() if not k.startswith("__")})
 PLAIN_MATH.__dict__.update({name: _float_rounding(name) for name in ("floor", "ceil", "trunc")})
@@ -105,8 +134,10 @@ def load(program):
     code = compile(program.source, str(path), "exec")
     compiled = {"__name__": f"fuzz_{digest}", "pointwise": pointwise}
     exec(code, compiled)
-    plain = {"__name__": f"fuzz_{digest}_plain", "pointwise": lambda fn: fn, "min": _nan_min, "max": _nan_max}
-    exec(code, plain)
+    plain = {"__name__": f"fuzz_{digest}_plain", "pointwise": lambda fn: fn, "min": _nan_min, "max": _nan_max,
+             "_torch_remainder": _torch_remainder}
+    tree = ast.fix_missing_locations(_TorchRemainder().visit(ast.parse(program.source)))
+    exec(compile(tree, str(path), "exec"), plain)
     plain["math"] = PLAIN_MATH  # read when the function runs
     return pointwise(compiled[program.name]), plain[program.name]
 
@@ -253,9 +284,8 @@ def check(program, fn, plain, args, kwargs, shape, device):
     names = list(kwargs)
     keyword_columns = [elements(kwargs[n], shape) for n in names]
     strict = program.exact
-    # the sign of zero must match, except for a zero remainder, which Python gives the divisor's
-    # sign (-0.0 % 1.0 is 0.0) and torch.remainder (which tritonize follows) the dividend's
-    signed_zeros = "mod" not in program.uses
+    # the sign of zero must match (the plain run's remainder gives a zero torch's sign: _torch_remainder)
+    signed_zeros = True
     compared = 0
     for index, row in enumerate(zip(range(math.prod(shape)), *columns, *keyword_columns)):
         values = row[1:]
