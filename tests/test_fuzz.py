@@ -104,21 +104,14 @@ def _torch_remainder(a, b):
 
 
 class _TorchRemainder(ast.NodeTransformer):
-    """The plain run's `x % y` and `x %= y` call _torch_remainder."""
+    """The plain run's `x % y` calls _torch_remainder (the programs write no `%=`: their augmented
+    assignments are + - *)."""
 
     def visit_BinOp(self, node):
         self.generic_visit(node)
         if not isinstance(node.op, ast.Mod):
             return node
         return ast.copy_location(ast.Call(ast.Name("_torch_remainder", ast.Load()), [node.left, node.right], []), node)
-
-    def visit_AugAssign(self, node):
-        self.generic_visit(node)
-        if not isinstance(node.op, ast.Mod):
-            return node
-        read = ast.Name(node.target.id, ast.Load())
-        call = ast.Call(ast.Name("_torch_remainder", ast.Load()), [read, node.value], [])
-        return ast.copy_location(ast.Assign([node.target], call), node)
 
 
 PLAIN_MATH = type(math)("math")
