@@ -16,39 +16,28 @@ trees in turn, each process pinned to one core:
 """
 import collections
 import sys
-import time
 
 import torch
 
-import tritonize
 from benchmarks import run
 from benchmarks.cases import OPS
 from benchmarks.experiments import new_shape_classes, out_new_shapes
 
-CALLS, ROUNDS = 1000, 3
+ROUNDS = 3
 
 
 def out_rows() -> dict:
-    """us per call of out_new_shapes' cases, tritonize only, the least of ROUNDS rounds."""
-    cases = out_new_shapes.cases(None)
-    count = 3 * ROUNDS * len(cases) * CALLS
+    """us per call of out_new_shapes' cases, tritonize only, the least of ROUNDS rounds (out_new_shapes'
+    check first: tritonize's results against eager's, and each case's class made)."""
+    count = ROUNDS * len(out_new_shapes.cases(None)) * out_new_shapes.CALLS
     buffer = torch.rand(3, (out_new_shapes.ROW + 16) * (16 + count + 16), device="cuda") + 0.5
-    starts = iter(range(16, 16 + count, CALLS))
+    out_new_shapes.check(buffer)
+    starts = iter(range(16, 16 + count, out_new_shapes.CALLS))
     times = {}
     for label, (arguments, ours, theirs) in out_new_shapes.cases(buffer).items():
-        fn, best = theirs if ours == "enabled" else ours, float("inf")
-        for _ in range(ROUNDS):
-            start = next(starts)
-            sets = [arguments(n) for n in range(start, start + CALLS)]
-            with tritonize.enabled(devices=("cuda",)) if ours == "enabled" else torch.no_grad():
-                fn(*arguments(start - 1))
-                torch.cuda.synchronize()
-                began = time.perf_counter()
-                for each in sets:
-                    fn(*each)
-                torch.cuda.synchronize()
-            best = min(best, (time.perf_counter() - began) / CALLS * 1e6)
-        times["out= " + label] = best
+        enabled = ours == "enabled"
+        times["out= " + label] = min(out_new_shapes.round_us(theirs if enabled else ours, arguments, next(starts),
+                                                             enabled) for _ in range(ROUNDS))
     return times
 
 

@@ -75,6 +75,19 @@ def check(buffer):
             assert all(torch.equal(a, b) for a, b in zip(mine, reference)), (label, n)
 
 
+def round_us(fn, arguments, start: int, enabled: bool = False) -> float:
+    """us per call of `fn` on CALLS new sizes from `start` (`arguments(n)` each), made before the timed
+    loop and launched back to back; under `tritonize.enabled()` where `enabled`."""
+    sets = [arguments(n) for n in range(start, start + CALLS)]
+    with tritonize.enabled(devices=("cuda",)) if enabled else contextlib.nullcontext():
+        torch.cuda.synchronize()
+        began = time.perf_counter()
+        for each in sets:
+            fn(*each)
+        torch.cuda.synchronize()
+    return (time.perf_counter() - began) / CALLS * 1e6
+
+
 def main():
     print(f"# python -m benchmarks.experiments.out_new_shapes ({torch.cuda.get_device_name()}, torch "
           f"{torch.__version__.split('+')[0]}): us per call, {CALLS} calls back to back, a new n every call, "
@@ -89,16 +102,7 @@ def main():
             compiled(*arguments(n))
 
         def one_round(fn, enabled=False, arguments=arguments) -> float:
-            start = next(starts)
-            sets = [arguments(n) for n in range(start, start + CALLS)]
-            context = tritonize.enabled(devices=("cuda",)) if enabled else contextlib.nullcontext()
-            with context:
-                torch.cuda.synchronize()
-                began = time.perf_counter()
-                for each in sets:
-                    fn(*each)
-                torch.cuda.synchronize()
-            return (time.perf_counter() - began) / CALLS * 1e6
+            return round_us(fn, arguments, next(starts), enabled)
 
         mine = (lambda: one_round(theirs, enabled=True)) if ours == "enabled" else (lambda: one_round(ours))
         best = best_in_turn({"tritonize": mine, "eager": lambda: one_round(theirs),
