@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import torch
 
 from tritonize.errors import BroadcastError, CallError, DeviceError, DtypeError, OutArgumentError, OutDtypeError
-from tritonize.overlap import elements_overlap, layout_of, tensor_overlaps_itself
+from tritonize.overlap import apart_by_step, elements_overlap, layout_of, tensor_overlaps_itself
 from tritonize.passes.type_rules import PYTHON, SUPPORTED_DTYPES, TENSOR, ZERO_DIM, VType, dtype_name
 from tritonize.view import StridedView
 
@@ -401,6 +401,15 @@ def _elements_meet(tensor, other, spans: dict, layouts: dict) -> bool:
     """Do two tensors of one storage share a byte (or may they)? `spans` and `layouts`: the
     memory_span and layout_of of tensors asked before in this call, by id (all are alive for the
     call): a rotation in place on the even and odd halves of rows asked each of its views' twice."""
+    # the even and odd elements of rows (a rotation in place): their spans meet, and the residue
+    # test of their strides alone tells them apart at every size of two or more along each dim
+    # (elements_overlap's first test); asked first, it spares both spans and layouts (~2 us of a
+    # ~3 us check on the CPU machine)
+    shape, other_shape = tensor.shape, other.shape
+    if 1 not in shape and 0 not in shape and 1 not in other_shape and 0 not in other_shape and apart_by_step(
+            tensor.element_size(), tensor.stride(), other.element_size(), other.stride(),
+            other.data_ptr() - tensor.data_ptr()):
+        return False
     low, high = spans.get(id(tensor)) or spans.setdefault(id(tensor), memory_span(tensor))
     other_low, other_high = spans.get(id(other)) or spans.setdefault(id(other), memory_span(other))
     if not (other_low < high and low < other_high):

@@ -52,6 +52,17 @@ def test_overlaps_itself_is_exact(layout):
     assert overlap.overlaps_itself(layout) is (len(addresses) != len(set(addresses)))
 
 
+@settings(max_examples=1000)
+@given(_layouts.filter(lambda layout: min(layout[2], default=0) >= 0))
+def test_a_tensor_overlaps_itself_as_its_layout_does(layout):
+    """tensor_overlaps_itself's way around the sort (strides that nest from the last dim out)
+    answers as overlaps_itself does, on tensors of any sizes and non-negative strides."""
+    size, sizes, strides = layout
+    dtype = {1: torch.uint8, 2: torch.int16, 4: torch.float32, 8: torch.float64}[size]
+    tensor = torch.zeros(200, dtype=dtype).as_strided(sizes, strides)  # the farthest element: 3 * 4 * 12
+    assert overlap.tensor_overlaps_itself(tensor) is overlap.overlaps_itself(layout)
+
+
 def test_interleaved_and_folded_layouts():
     even = odd = (4, (4, 4), (8, 2))  # x[:, ::2] and x[:, 1::2] of a 4 x 8 float32 matrix
     assert overlap.elements_overlap(even, odd, 4) is False
