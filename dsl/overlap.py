@@ -37,21 +37,23 @@ def elements_overlap(first: tuple, second: tuple, offset: int) -> bool | None:
     Answers are kept: a call of the same tensors' layouts comes again with the same offsets (the
     even and odd halves of each new tensor), and is then a lookup (~0.15 us of Python)."""
     # where every dim of both holds two elements or more, the residue test (apart_by_step) reads
-    # strides alone: kept per strides, it answers calls whose sizes change every call (a rotation
-    # in place over a growing sequence) with a lookup
+    # strides alone: it answers calls whose sizes change every call (a rotation in place over a
+    # growing sequence) with no search and nothing kept
     if (0 not in first[1] and 1 not in first[1] and 0 not in second[1] and 1 not in second[1]
             and apart_by_step(first[0], first[2], second[0], second[2], offset)):
         return False
     return _kept_overlap(first, second, offset, SEARCH_BUDGET)
 
 
-@functools.lru_cache(maxsize=4096)
 def apart_by_step(first_size: int, first_strides: tuple, second_size: int, second_strides: tuple,
-                   offset: int) -> bool:
+                  offset: int) -> bool:
     """Every element of either layout (element sizes, strides of the dims that hold two elements
     or more) starts a multiple of `step` bytes from its first element, `step` the gcd of their byte
     strides: where the bytes of the one and of the other fall in different parts of each step (the
     even and the odd elements of rows), they never meet, whatever the sizes."""
+    # not kept: it takes as long as a cache's lookup (~0.3 us), and a cache kept an entry for each
+    # new stride (a transposed batch of a new length every call writes_apart asks), objects that
+    # the garbage collector tracks
     step = 0
     for stride in first_strides:
         step = math.gcd(step, stride * first_size)
