@@ -362,7 +362,8 @@ class PointwiseFunction:
         tile = call.choose_tile(sizes, merged[:len(inputs)])
         if tile is not None:  # which operands (inputs, then outputs) see the dims after p as one run
             tile = (*tile, tuple(call.runs_together(sizes, strides, tile[0]) for strides in merged))
-        traits = self._walk_traits(tuple(sizes), merged, tile, inputs, outputs)
+        paired = call.paired_operands(sizes, inputs, outputs, self._read_params)
+        traits = self._walk_traits(tuple(sizes), merged, tile, inputs, outputs, paired)
         moved, blocks, warps, chosen = self._size_choices(device, tuple(sizes), merged, tile, *traits)
         choices = dict(zip(SIZE_CHOICES, chosen))
         plan = call.CallPlan(shape, device, vtypes, kernel_values, inputs, outputs, tuple(sizes),
@@ -375,7 +376,7 @@ class PointwiseFunction:
             rank=len(sizes), device_type=device.type,
             opmath=all(rule.opmath for rule in self.promotion), tile=tile,
             result_dtypes=result_dtypes if result_dtypes != out_dtypes else (),  # out= of other dtypes
-            broadcast_dims=call.broadcast_dims(inputs), toolkit_libdevice=False, **choices)
+            broadcast_dims=call.broadcast_dims(inputs), toolkit_libdevice=False, paired=paired, **choices)
         toolkit = self._toolkit_libdevice[spec.float32_tensors]
         if device.type == "cuda" and toolkit and extern_libs() is not None:
             spec = dataclasses.replace(spec, toolkit_libdevice=True)
@@ -385,13 +386,15 @@ class PointwiseFunction:
             spec = dataclasses.replace(spec, approximate=approximate)
         return plan, spec
 
-    def _walk_traits(self, sizes: tuple, merged, tile, inputs, outputs) -> tuple:
+    def _walk_traits(self, sizes: tuple, merged, tile, inputs, outputs, paired=()) -> tuple:
         """(gathered, element bytes, vectors, bytes moved): what _size_choices reads of a walk's
-        operands (sizes and strides after coalescing, the tile): does some input load elements one by
-        one (call.gathers), the widest element read or written in lines (call.line_bytes), can a
-        tile's lines move in vectors (call.tile_vectors), and the bytes the launch reads and writes
-        at least (call.moved_bytes, of the inputs the function reads and the outputs)."""
-        return (tile is None and call.gathers(merged[:len(inputs)]), call.line_bytes(inputs + outputs),
+        operands (sizes and strides after coalescing, the tile; `paired`: Specialization.paired):
+        does some input load elements one by one (call.gathers; paired ones load in vectors), the
+        widest element read or written in lines (call.line_bytes), can a tile's lines move in vectors
+        (call.tile_vectors), and the bytes the launch reads and writes at least (call.moved_bytes, of
+        the inputs the function reads and the outputs)."""
+        return (tile is None and call.gathers(merged[:len(inputs)], _paired_inputs(paired, len(inputs))),
+                call.line_bytes(inputs + outputs),
                 tile is None or call.tile_vectors(list(sizes), tile, merged),
                 call.moved_bytes(sizes, [i for i in inputs if i.label in self._read_params] + outputs))
 
@@ -643,7 +646,7 @@ class PointwiseFunction:
         if not walked:
             return
         gathered, element_bytes, vectors, moved = self._walk_traits(
-            plan.sizes, [o.strides for o in inputs + outputs], spec.tile, inputs, outputs)
+            plan.sizes, [o.strides for o in inputs + outputs], spec.tile, inputs, outputs, spec.paired)
         read = tuple((o.tensor.dtype.itemsize, mask) for o, mask in zip(inputs, masks)
                      if o.label in self._read_params)
         template = ClassTemplate(dataclasses.replace(spec, approximate=()), dict(plan.vtypes), element_bytes,
@@ -696,7 +699,7 @@ class PointwiseFunction:
         if walk[0] == "layout":
             _, sizes, walked, tile, allocated, written = walk
             out_strides = written or [list(call.row_major_strides(sizes))] * len(template.out_labels)
-            gathered = tile is None and call.gathers(walked)
+            gathered = tile is None and call.gathers(walked, template.paired_inputs)
         else:
             if walk[0] == "flat":
                 sizes, out_strides, allocated = (numel,), [[1]] * len(template.out_labels), walk[1]
@@ -951,6 +954,7 @@ class ClassTemplate:
     def __init__(self, base, vtypes: dict, element_bytes: int, out_bytes: int, read: tuple):
         self.base, self.vtypes, self.element_bytes = base, vtypes, element_bytes
         self.tensor_count = sum(p.is_pointer for p in base.params)
+        self.paired_inputs = _paired_inputs(base.paired, self.tensor_count)  # which load in vectors (call.gathers)
         # the bytes moved each element (the outputs', the inputs' read whole), and those moved each
         # element of the runs a mask leaves (the inputs read broadcast, their bytes by their masks)
         by_mask = {}
@@ -1313,6 +1317,11 @@ class _ViewRecipe:
 
     def __call__(self, args):
         return self.recipe([_kernel_operand(a) for a in args])
+
+
+def _paired_inputs(paired: tuple, input_count: int) -> tuple:
+    """The positions of the inputs among Specialization.paired's pairs."""
+    return tuple(k for pair in paired for k in pair if k < input_count)
 
 
 def _laid_out_as(outputs, shape, allocated) -> bool:

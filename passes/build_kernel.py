@@ -15,6 +15,7 @@ import torch
 
 from tritonize.passes.ast_tools import NameAllocator, assign, comment, expr, name, names_read, stmt
 from tritonize.passes.lower_to_triton import Lowered, cast_value
+from tritonize.passes.context import MAX_PAIRED_TASKS, PAIR_STRIDE
 from tritonize.passes.type_rules import by_value_dtype, compute_dtype, dtype_name, triton_dtype
 
 # names the generated module defines at top level; user variables are renamed around them
@@ -65,7 +66,8 @@ class BuildKernel:
         sizes = [fresh(f"size{d}") for d in range(0 if spec.tile else 1, rank)]
         num_tasks = fresh("num_tasks")
         pid, mask = fresh("pid"), fresh("mask")
-        index = [fresh(f"i{d}") for d in range(rank)]
+        index = self.index = [fresh(f"i{d}") for d in range(rank)]
+        self.tensor_labels = [label for label, _, _ in tensors]
 
         statements = [assign(pid, expr("tl.program_id(0)"))]
         if spec.index_dtype == torch.int64:
@@ -83,6 +85,7 @@ class BuildKernel:
             else:
                 statements.append(assign(mask, expr("tid < n", tid=name(tid), n=name(num_tasks))))
             statements += self.decode(tid, index, sizes)
+        statements += self.pair_tests(tensors + outputs, num_tasks, pid, mask)
         # a mask `tid < num_tasks` whose bound Triton cannot prove a multiple of the vector width
         # splits each load and store into one-element accesses (a rank-1 bfloat16 add ran at
         # half of eager's speed: benchmarks/experiments/ragged_masks.py); the whole blocks of a
@@ -180,12 +183,48 @@ class BuildKernel:
         # the two branches share the body's value nodes: the masked one gets copies of its own
         return [ast.If(test=name(whole), body=unmasked, orelse=copy.deepcopy(accesses(mask)))] if unmasked else []
 
+    def pair_tests(self, operands, num_tasks, pid, mask) -> list:
+        """For a flat walk with paired operands (Specialization.paired): the index of both halves of a
+        block's pairs (and its mask), and for each pair a flag that this launch's pointers and strides
+        pair them (the planned call's did; a later call of its signature or class may not)."""
+        self.pairs = {}  # position of a pair's first operand -> (its second's, the flag's name)
+        if not self.spec.paired:
+            return []
+        fresh = self.names.fresh
+        self.pair_index, self.pair_mask = fresh("pair_index"), None if mask is None else fresh("pair_mask")
+        statements = [comment("the pairs of each task's elements, both halves in turn (paired operands)"),
+                      assign(self.pair_index, expr("pid * (2 * BLOCK) + tl.arange(0, 2 * BLOCK)", pid=name(pid)))]
+        if self.pair_mask:
+            statements.append(assign(self.pair_mask, expr("i < 2 * n", i=name(self.pair_index), n=name(num_tasks))))
+        for first, second in self.spec.paired:
+            (label, pointer, (stride,)), (other, other_pointer, (other_stride,)) = operands[first], operands[second]
+            flag = fresh(f"{label}_{other}_paired".replace("[", "").replace("]", ""))
+            test = expr("(q.to(tl.int64) == (p + 1).to(tl.int64)) & (s == S) & (t == S)", p=name(pointer),
+                        q=name(other_pointer), s=name(stride), t=name(other_stride), S=PAIR_STRIDE)
+            if self.spec.index_dtype == torch.int32:  # the pair index stays within int32
+                test = expr("a & (n <= M)", a=test, n=name(num_tasks), M=MAX_PAIRED_TASKS)
+            statements.append(comment(f"{label} and {other} pair where {other}'s elements lie one past {label}'s, both "
+                                      f"at a stride of {PAIR_STRIDE} (the even and odd elements of rows): one "
+                                      f"contiguous access of both"))
+            statements.append(assign(flag, test))
+            self.pairs[first] = (second, flag)
+        return statements
+
+    def paired_access(self, first: int, paired, single) -> ast.If:
+        """if <the pair's flag>: paired; else: single (statements, each)."""
+        return ast.If(test=name(self.pairs[first][1]), body=paired, orelse=single)
+
     def loads(self, tensors, index, runs, flat, mask, read) -> list:
-        """param = tl.load(...) for each tensor parameter in `read` (masked unless `mask` is None)."""
+        """param = tl.load(...) for each tensor parameter in `read` (masked unless `mask` is None);
+        a pair's two (Specialization.paired) by one load of both where the pair's flag says so."""
         spec, statements = self.spec, []
         broadcast = dict(spec.broadcast_dims)
-        for (param, pointer, strides), run, at_tid in zip(tensors, runs, flat):
-            if param not in read:
+        seconds = {second: first for first, (second, _) in self.pairs.items()}
+        for position, ((param, pointer, strides), run, at_tid) in enumerate(zip(tensors, runs, flat)):
+            if param not in read or position in seconds:
+                continue
+            if position in self.pairs:
+                statements += self.paired_loads(tensors, position, mask)
                 continue
             param_spec = next(p for p in spec.params if p.name == param)
             address = self.address(pointer, strides, index, run, broadcast.get(param, ()), at_tid)
@@ -200,6 +239,29 @@ class BuildKernel:
             if strides and spec.evict_last:
                 load.keywords.append(ast.keyword(arg="eviction_policy", value=ast.Constant("evict_last")))
             statements.append(assign(param, self.as_read(load, param_spec, param_spec.loaded_dtype)))
+        return statements
+
+    def paired_loads(self, tensors, first, mask) -> list:
+        """The loads of a pair of inputs: both halves in one load, split, where the pair's flag says
+        so, else one load each; then each converted as its parameter reads it."""
+        second = self.pairs[first][0]
+        (param, pointer, _), (other, other_pointer, (other_stride,)) = tensors[first], tensors[second]
+        pair_mask = None if mask is None else self.pair_mask
+        load = expr("tl.load(p + i)", p=name(pointer), i=name(self.pair_index)) if pair_mask is None else \
+            expr("tl.load(p + i, mask=m)", p=name(pointer), i=name(self.pair_index), m=name(pair_mask))
+        both = stmt("a, b = tl.split(tl.reshape(v, (BLOCK, 2)))", a=name(param, store=True),
+                    b=name(other, store=True), v=load)
+        single = []
+        for label, label_pointer, strides in (tensors[first], tensors[second]):
+            address = self.address(label_pointer, strides, self.index)
+            single.append(assign(label, expr("tl.load(p)", p=address) if mask is None else
+                                 expr("tl.load(p, mask=m)", p=address, m=name(mask))))
+        statements = [self.paired_access(first, [both], single)]
+        for label in (param, other):
+            param_spec = next(p for p in self.spec.params if p.name == label)
+            read = self.as_read(name(label), param_spec, param_spec.loaded_dtype)
+            if not (isinstance(read, ast.Name) and read.id == label):
+                statements.append(assign(label, read))
         return statements
 
     def converted(self, load, param, stored) -> ast.expr:
@@ -217,11 +279,20 @@ class BuildKernel:
         spec, computed, statements = self.spec, [], []
         results = spec.result_dtypes or spec.out_dtypes
         together = len(outputs) > 1 and all(dtype.itemsize >= 4 for dtype in spec.out_dtypes)
-        for (out, pointer, strides), value, dtype, result, run, at_tid in zip(outputs, values, spec.out_dtypes,
-                                                                              results, runs, flat):
+        # a pair's two values (Specialization.paired) are computed before either store: one store
+        # takes both
+        count = len(self.tensor_labels)
+        paired = {position - count for pair in spec.paired for position in pair if position >= count}
+        named = {}
+        for k, ((out, pointer, strides), value, dtype, result, run, at_tid) in enumerate(
+                zip(outputs, values, spec.out_dtypes, results, runs, flat)):
             if result != dtype:  # a float16 result in a float32 out= is rounded to float16 first
                 value = Lowered(cast_value(value, result, spec=spec), value.vtype, result)
             stored = cast_value(value, dtype, spec=spec)
+            if k in paired and not together:
+                computed.append(assign(out, stored))
+                named[k] = name(out)
+                continue
             # several outputs of 32 bits or more: every value is computed before the first
             # store, as inductor's kernels do. A tile's store moves its value between layouts
             # through shared memory, and math left after that store kept more registers live
@@ -236,10 +307,35 @@ class BuildKernel:
                                             "stay live across the stores"))
                 computed.append(assign(out, stored))
                 stored = name(out)
+            if k in paired:
+                named[k] = stored
+                continue
             address = self.address(pointer, strides, index, run, at_tid=at_tid)
             statements.append(stmt("tl.store(p, v)", p=address, v=stored) if mask is None else
                               stmt("tl.store(p, v, mask=m)", p=address, v=stored, m=name(mask)))
+        for first, (second, _) in sorted(self.pairs.items()):
+            if first >= count:
+                statements.append(self.paired_stores(outputs, first - count, second - count, named, mask))
         return computed + statements
+
+    def paired_stores(self, outputs, first, second, values, mask) -> ast.If:
+        """The stores of a pair of outputs: both values interleaved, in one store, where the pair's
+        flag says so, else one store each."""
+        pointer = outputs[first][1]
+        # tl.interleave, spelled in the builtins it is made of (a @triton.jit function, which the
+        # interpreter cannot call from a kernel it runs); a value that reads no tensor is a scalar on
+        # the GPU, broadcast to the block
+        both = expr("tl.reshape(tl.join(tl.broadcast_to(a, [BLOCK]), tl.broadcast_to(b, [BLOCK])), [2 * BLOCK])",
+                    a=values[first], b=values[second])
+        pair_mask = None if mask is None else self.pair_mask
+        paired = stmt("tl.store(p + i, v)", p=name(pointer), i=name(self.pair_index), v=both) if pair_mask is None \
+            else stmt("tl.store(p + i, v, mask=m)", p=name(pointer), i=name(self.pair_index), v=both, m=name(pair_mask))
+        single = []
+        for k in (first, second):
+            address = self.address(outputs[k][1], outputs[k][2], self.index)
+            single.append(stmt("tl.store(p, v)", p=address, v=values[k]) if mask is None else
+                          stmt("tl.store(p, v, mask=m)", p=address, v=values[k], m=name(mask)))
+        return self.paired_access(len(self.tensor_labels) + first, [paired], single)
 
     def decode(self, tid, index, sizes):
         """i_{r-1} = tid % size_{r-1}; tid //= size_{r-1}; ...; i_0 = what is left."""
@@ -360,17 +456,25 @@ def describe_spec(spec) -> str:
     libdevice = "; a CUDA toolkit's libdevice" if spec.toolkit_libdevice else ""
     dense = flat_indexed_labels(spec)
     flat = f"; {', '.join(dense)} at the flat index" if dense else ""
+    labels = operand_labels(spec)
+    paired = "".join(f"; {labels[first]} and {labels[second]} paired (one access of both where their pointers pair)"
+                     for first, second in spec.paired)
     # dsl/cli.py's `cache list` reads this line back: the params, outputs, index width and
     # device come first, in this order
     return (f"rank {spec.rank}, {'; '.join(parts)}; outputs: {outs}; "
             f"{dtype_name(spec.index_dtype)} indexing; {spec.device_type}{broadcast}{approximated}{kept}{unmasked}"
-            f"{flat}{grid}{libdevice}{dependent}")
+            f"{flat}{paired}{grid}{libdevice}{dependent}")
+
+
+def operand_labels(spec) -> list:
+    """The tensors the kernel takes pointers to, as the generated code names them: the parameters,
+    then out0, out1, ..."""
+    return [p.name for p in spec.params if p.is_pointer] + [f"out{k}" for k in range(len(spec.out_dtypes))]
 
 
 def flat_indexed_labels(spec) -> list:
-    """The tensors (parameters, then out0, out1, ...) that the kernel addresses by the flat task id."""
-    labels = [p.name for p in spec.params if p.is_pointer] + [f"out{k}" for k in range(len(spec.out_dtypes))]
-    return [label for label, flat in zip(labels, spec.flat_indexed) if flat]
+    """The tensors that the kernel addresses by the flat task id."""
+    return [label for label, flat in zip(operand_labels(spec), spec.flat_indexed) if flat]
 
 
 def _python_kind(dtype):

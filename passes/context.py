@@ -75,6 +75,12 @@ class ParamSpec:
         return f" read as {dtype_name(self.vtype.dtype)}" if self.stored is not None else ""
 
 
+# Specialization.paired: the stride at which paired operands' elements lie (in elements), and the
+# most tasks an int32-indexed kernel takes its paired accesses for (they index 2 * num_tasks
+# elements and a block past them, which must stay within int32)
+PAIR_STRIDE, MAX_PAIRED_TASKS = 2, 2**29
+
+
 @dataclass(frozen=True)
 class Specialization:
     """What the generated module depends on. Never raw sizes or strides."""
@@ -122,6 +128,13 @@ class Specialization:
     # (math_table.prefers_toolkit_libdevice); math_table.LIBDEVICE_WITH_A_TOOLKIT's composites then
     # give way to libdevice's own functions
     toolkit_libdevice: bool = False
+    # pairs (first, second) of operands (positions among the inputs, then the outputs) of a flat
+    # walk (rank 1) whose elements interleave: the second's one element past the first's, both at a
+    # stride of 2 (x[..., ::2] and x[..., 1::2]: a rotary rotation in place, complex numbers as
+    # pairs of reals), as the planned call's pointers had them (call.paired_operands). The kernel
+    # tests that on each launch (pointers and strides) and then moves both with one contiguous
+    # access, split (loads) or interleaved (stores) in registers; else one access each
+    paired: tuple[tuple[int, int], ...] = ()
 
     @property
     def float32_tensors(self) -> bool:

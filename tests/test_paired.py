@@ -1,0 +1,152 @@
+"""Paired operands (Specialization.paired): two operands of a flat walk whose elements interleave
+(x[..., ::2] and x[..., 1::2]) are loaded with one contiguous load of both, split, or stored
+with one store of both values interleaved, where the launch's pointers pair them; the kernel
+tests that on each launch, so a recipe or class planned on paired operands serves unpaired ones
+of the same signature. Results against the same call on unpaired copies, torch, and float64."""
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tritonize
+from tritonize import pointwise
+
+
+@pointwise
+def rotate(a, b, cos, sin):
+    return a * cos - b * sin, a * sin + b * cos
+
+
+@pointwise
+def polar(r, theta):
+    return r * math.cos(theta), r * math.sin(theta)
+
+
+@pointwise
+def halves(x):
+    return x, 1.0  # the second value reads no tensor: a scalar on the GPU, stored beside the first
+
+
+def _rotated(even, odd, cos, sin):
+    """The rotation into fresh tensors, of copies (no operand pairs with another)."""
+    return rotate(even.clone(), odd.clone(), cos, sin)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16, torch.float64, torch.int32])
+@pytest.mark.parametrize("rows", [1, 7, 64])  # 64 x 64 pairs: blocks that cover the tasks (no masks)
+def test_a_rotation_in_place_on_the_even_and_odd_elements_pairs_them(device, dtype, rows):
+    """Both inputs and both outputs pair; the results are bit for bit those of unpaired copies."""
+    x = (torch.randn(rows, 128, device=device) * 8).to(dtype)
+    cos, sin = [(torch.randn(rows, 64, device=device) * 8).to(dtype) for _ in range(2)]
+    even, odd = x[:, ::2], x[:, 1::2]
+    expected = _rotated(even, odd, cos, sin)
+    _, spec = rotate.plan((even, odd, cos, sin), {}, (even, odd))
+    assert spec.paired == ((0, 1), (4, 5))
+    result = rotate(even, odd, cos, sin, out=(even, odd))
+    assert result[0] is even and result[1] is odd
+    assert torch.equal(x[:, ::2], expected[0]) and torch.equal(x[:, 1::2], expected[1])
+    source = rotate.source(even, odd, cos, sin, out=(even, odd))
+    assert "a, b = tl.split(" in source and "tl.join(" in source and "a and b paired" in source
+
+
+def test_a_recipe_planned_on_paired_operands_serves_unpaired_ones(device):
+    """Calls of one signature: the first pairs its operands (its recipe's kernel takes the paired
+    accesses), the next ones do not (the halves of two tensors, the same strides and alignment),
+    and then pair again; every result is the unpaired rotation's."""
+    cos, sin = torch.randn(5, 64, device=device), torch.randn(5, 64, device=device)
+    for first, second in [("x", "x"), ("x", "y"), ("y", "x"), ("x", "x")]:
+        buffers = {"x": torch.randn(5, 128, device=device), "y": torch.randn(5, 128, device=device)}
+        even, odd = buffers[first][:, ::2], buffers[second][:, 1::2]
+        expected = _rotated(even, odd, cos, sin)
+        rotate(even, odd, cos, sin, out=(even, odd))
+        assert torch.equal(even, expected[0]) and torch.equal(odd, expected[1]), (first, second)
+
+
+def test_inputs_pair_into_fresh_outputs(device):
+    """Only the inputs pair: the outputs are fresh, contiguous."""
+    x = torch.randn(9, 128, device=device)
+    cos, sin = torch.randn(9, 64, device=device), torch.randn(9, 64, device=device)
+    _, spec = rotate.plan((x[:, ::2], x[:, 1::2], cos, sin), {}, None)
+    assert spec.paired == ((0, 1),)
+    result = rotate(x[:, ::2], x[:, 1::2], cos, sin)
+    expected = _rotated(x[:, ::2], x[:, 1::2], cos, sin)
+    assert torch.equal(result[0], expected[0]) and torch.equal(result[1], expected[1])
+    even, odd, cos64, sin64 = x[:, ::2].double(), x[:, 1::2].double(), cos.double(), sin.double()
+    torch.testing.assert_close(result[0].double(), even * cos64 - odd * sin64, rtol=1e-5, atol=1e-5)
+
+
+def test_two_outputs_into_the_real_and_imaginary_parts_of_complex_numbers(device):
+    """polar(r, theta) into torch.view_as_real(z)'s columns: the outputs pair, and z holds
+    torch.polar's numbers."""
+    r, theta = torch.rand(1000, device=device) + 0.5, torch.randn(1000, device=device)
+    z = torch.empty(1000, dtype=torch.complex64, device=device)
+    parts = torch.view_as_real(z)
+    _, spec = polar.plan((r, theta), {}, (parts[:, 0], parts[:, 1]))
+    assert spec.paired == ((2, 3),)
+    polar(r, theta, out=(parts[:, 0], parts[:, 1]))
+    torch.testing.assert_close(z, torch.polar(r, theta))
+
+
+def test_a_value_that_reads_no_tensor_is_stored_beside_its_pair(device):
+    x = torch.randn(300, device=device)
+    pairs = torch.zeros(300, 2, device=device)
+    halves(x, out=(pairs[:, 0], pairs[:, 1]))
+    assert torch.equal(pairs[:, 0], x) and torch.equal(pairs[:, 1], torch.ones(300, device=device))
+
+
+def test_operands_that_do_not_interleave_do_not_pair(device):
+    """A step of two elements (x[::2] and x[2::2]), other dtypes, a stride of 3, a walk of rank 2
+    (rows of 65 pairs and a gap: x[:, :130][:, ::2]): no pairs, and the results are right."""
+    x = torch.randn(2000, device=device)
+    cos, sin = torch.randn(1000, device=device), torch.randn(1000, device=device)
+    _, spec = rotate.plan((x[:-2:2], x[2::2], cos[:999], sin[:999]), {}, None)
+    assert spec.paired == ()
+    _, spec = rotate.plan((x[:-3:3], x[1:-2:3], cos[:666], sin[:666]), {}, None)
+    assert spec.paired == ()
+    _, spec = rotate.plan((x[::2], x.view(torch.int32)[1::2], cos, sin), {}, None)
+    assert spec.paired == ()  # float32 and int32 elements, one past the other
+    _, spec = rotate.plan((x[::2], x[1::2], cos.double(), sin), {}, None)
+    assert spec.paired == ((0, 1),)  # a float32 pair beside float64 and float32 tensors
+    rows = torch.randn(8, 140, device=device)[:, :130]
+    even, odd = rows[:, ::2], rows[:, 1::2]
+    _, spec = rotate.plan((even, odd, torch.randn(8, 65, device=device), torch.randn(8, 65, device=device)),
+                          {}, None)
+    assert spec.rank == 2 and spec.paired == ()
+
+
+@st.composite
+def _interleaved(draw):
+    """Two views of one buffer at a step of 1-3 elements and offsets 0-2, of one length (masked
+    and whole blocks), and a buffer dtype."""
+    dtype = draw(st.sampled_from([torch.float32, torch.bfloat16, torch.int16]))
+    step = draw(st.sampled_from([1, 2, 2, 3]))  # a step of 2 pairs neighbours
+    length = draw(st.integers(1, 1200))
+    first, second = draw(st.integers(0, 2)), draw(st.integers(0, 2))
+    return dtype, step, length, first, second
+
+
+@settings(max_examples=100, deadline=None)
+@given(_interleaved())
+def test_interleaved_views_give_the_unpaired_result(device, drawn):
+    """Fresh outputs and out= into a second buffer's views of the same layout: each result is the
+    call's on copies (nothing pairs), whatever pairs."""
+    dtype, step, length, first, second = drawn
+    buffer = (torch.randn(step * length + 2, device=device) * 16).to(dtype)
+    a, b = [buffer[offset::step][:length] for offset in (first, second)]
+    cos, sin = (torch.randn(length, device=device) * 4).to(dtype), (torch.randn(length, device=device) * 4).to(dtype)
+    expected = rotate(a.clone(), b.clone(), cos, sin)
+    result = rotate(a, b, cos, sin)
+    assert torch.equal(result[0], expected[0]) and torch.equal(result[1], expected[1])
+    target = torch.zeros_like(buffer)
+    outputs = [target[offset::step][:length] for offset in (first, second)]
+    shift = second - first
+    if shift % step == 0 and abs(shift) // step < length:  # the outputs share an element: refused
+        with pytest.raises(tritonize.OutArgumentError):
+            rotate(a, b, cos, sin, out=tuple(outputs))
+        return
+    rotate(a, b, cos, sin, out=tuple(outputs))
+    assert torch.equal(outputs[0], expected[0]) and torch.equal(outputs[1], expected[1])
