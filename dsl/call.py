@@ -643,7 +643,6 @@ def gathers(input_strides: list, paired=()) -> bool:
     return any(strides and strides[-1] not in (0, 1) and k not in paired for k, strides in enumerate(input_strides))
 
 
-
 def paired_operands(sizes: tuple, inputs: list, outputs: list, read) -> tuple:
     """Specialization.paired of a walk (sizes and operands after coalescing): where it is flat
     (rank 1), the pairs (first, second) among the inputs the function reads (`read`: their labels),

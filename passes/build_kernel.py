@@ -198,7 +198,7 @@ class BuildKernel:
             statements.append(assign(self.pair_mask, expr("i < 2 * n", i=name(self.pair_index), n=name(num_tasks))))
         for first, second in self.spec.paired:
             (label, pointer, (stride,)), (other, other_pointer, (other_stride,)) = operands[first], operands[second]
-            flag = fresh(f"{label}_{other}_paired".replace("[", "").replace("]", ""))
+            flag = fresh(f"{label}_{other}_paired")
             test = expr("(q.to(tl.int64) == (p + 1).to(tl.int64)) & (s == S) & (t == S)", p=name(pointer),
                         q=name(other_pointer), s=name(stride), t=name(other_stride), S=PAIR_STRIDE)
             if self.spec.index_dtype == torch.int32:  # the pair index stays within int32
@@ -245,7 +245,7 @@ class BuildKernel:
         """The loads of a pair of inputs: both halves in one load, split, where the pair's flag says
         so, else one load each; then each converted as its parameter reads it."""
         second = self.pairs[first][0]
-        (param, pointer, _), (other, other_pointer, (other_stride,)) = tensors[first], tensors[second]
+        (param, pointer, _), (other, _, _) = tensors[first], tensors[second]
         pair_mask = None if mask is None else self.pair_mask
         load = expr("tl.load(p + i)", p=name(pointer), i=name(self.pair_index)) if pair_mask is None else \
             expr("tl.load(p + i, mask=m)", p=name(pointer), i=name(self.pair_index), m=name(pair_mask))
