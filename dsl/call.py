@@ -643,27 +643,30 @@ def gathers(input_strides: list, paired=()) -> bool:
     return any(strides and strides[-1] not in (0, 1) and k not in paired for k, strides in enumerate(input_strides))
 
 
-def paired_operands(sizes: tuple, inputs: list, outputs: list, read) -> tuple:
-    """Specialization.paired of a walk (sizes and operands after coalescing): where it is flat
-    (rank 1), the pairs (first, second) among the inputs the function reads (`read`: their labels),
-    and among the outputs, whose elements interleave: the same dtype, both at a stride of PAIR_STRIDE,
-    the second's first element one element past the first's (x[..., ::2] and x[..., 1::2]).
-    Positions are among the inputs, then the outputs."""
+def paired_operands(sizes: tuple, tile, inputs: list, outputs: list, read) -> tuple:
+    """Specialization.paired of a walk (sizes and operands after coalescing, the tile): where it is
+    not tiled, the pairs (first, second) among the inputs the function reads (`read`: their labels),
+    and among the outputs, whose elements interleave: the same dtype and strides, the last
+    PAIR_STRIDE, the second's first element one element past the first's (x[..., ::2] and
+    x[..., 1::2]). Positions are among the inputs, then the outputs."""
     # benchmarks/experiments/paired_access.py on an H200, the rotation in place on (131072, 128)
     # rows: one contiguous access of both (split, or interleaved) took it from 35.1 to 28.4 us in
     # bfloat16 and from 66.0 to 51.8 in float32, the time of a copy of the same bytes; with the
-    # kernel's own test of the pointers, 28.8 and 52.1
-    if len(sizes) != 1:
+    # kernel's own test of the pointers, 28.8 and 52.1. On q of a fused (rows, 3 * 128) projection
+    # (rows with a gap after each: a decoded walk), each task's two elements as one access took
+    # 35.3 -> 31.2 and 65.7 -> 54.1 (a copy 28.1, 52.0)
+    if tile is not None:
         return ()
     pairs = []
     for operands, first_position in (([o if o.label in read else None for o in inputs], 0), (outputs, len(inputs))):
-        at = {o.tensor.data_ptr(): k for k, o in enumerate(operands) if o is not None and o.strides == [PAIR_STRIDE]}
+        at = {o.tensor.data_ptr(): k for k, o in enumerate(operands) if o is not None and o.strides[-1:] == [PAIR_STRIDE]}
         taken = set()
         for k, operand in enumerate(operands):
-            if operand is None or operand.strides != [PAIR_STRIDE] or k in taken:
+            if operand is None or operand.strides[-1:] != [PAIR_STRIDE] or k in taken:
                 continue
             second = at.get(operand.tensor.data_ptr() + operand.tensor.element_size())
-            if second is not None and second not in taken and operands[second].tensor.dtype == operand.tensor.dtype:
+            if second is not None and second not in taken and operands[second].tensor.dtype == operand.tensor.dtype \
+                    and operands[second].strides == operand.strides:
                 taken.update((k, second))
                 pairs.append((first_position + k, first_position + second))
     return tuple(pairs)

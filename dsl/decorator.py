@@ -362,7 +362,7 @@ class PointwiseFunction:
         tile = call.choose_tile(sizes, merged[:len(inputs)])
         if tile is not None:  # which operands (inputs, then outputs) see the dims after p as one run
             tile = (*tile, tuple(call.runs_together(sizes, strides, tile[0]) for strides in merged))
-        paired = call.paired_operands(sizes, inputs, outputs, self._read_params)
+        paired = call.paired_operands(sizes, tile, inputs, outputs, self._read_params)
         traits = self._walk_traits(tuple(sizes), merged, tile, inputs, outputs, paired)
         moved, blocks, warps, chosen = self._size_choices(device, tuple(sizes), merged, tile, *traits)
         choices = dict(zip(SIZE_CHOICES, chosen))

@@ -128,12 +128,13 @@ class Specialization:
     # (math_table.prefers_toolkit_libdevice); math_table.LIBDEVICE_WITH_A_TOOLKIT's composites then
     # give way to libdevice's own functions
     toolkit_libdevice: bool = False
-    # pairs (first, second) of operands (positions among the inputs, then the outputs) of a flat
-    # walk (rank 1) whose elements interleave: the second's one element past the first's, both at a
-    # stride of 2 (x[..., ::2] and x[..., 1::2]: a rotary rotation in place, complex numbers as
-    # pairs of reals), as the planned call's pointers had them (call.paired_operands). The kernel
-    # tests that on each launch (pointers and strides) and then moves both with one contiguous
-    # access, split (loads) or interleaved (stores) in registers; else one access each
+    # pairs (first, second) of operands (positions among the inputs, then the outputs) of a walk
+    # without a tile whose elements interleave: the second's one element past the first's, both of
+    # the same strides, the last 2 (x[..., ::2] and x[..., 1::2]: a rotary rotation in place, complex
+    # numbers as pairs of reals), as the planned call's pointers had them (call.paired_operands). The
+    # kernel tests that on each launch (pointers and strides) and then moves both with one access,
+    # split (loads) or joined (stores) in registers: in a flat walk one contiguous run of the block's
+    # pairs, in a decoded one each task's two elements side by side; else one access each
     paired: tuple[tuple[int, int], ...] = ()
 
     @property
