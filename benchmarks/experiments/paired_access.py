@@ -75,6 +75,31 @@ def _rotation(even_ptr, odd_ptr, cos_ptr, sin_ptr, even_stride, odd_stride, pair
         _stores(even_ptr, odd_ptr, even_stride, odd_stride, i, both, first, second, PAIRED_STORES)
 
 
+@triton.jit
+def _rotation_rows(even_ptr, odd_ptr, cos_ptr, sin_ptr, row_stride, size1, PAIRED: tl.constexpr,
+                   BLOCK: tl.constexpr):
+    """The rotation on the even and odd elements of rows with a gap after each (a slice of a fused
+    projection's columns): a decoded walk of (rows, size1) pairs, as tritonize's kernel decodes it."""
+    t = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    i0, i1 = t // size1, t % size1
+    cos = tl.load(cos_ptr + t).to(tl.float32)
+    sin = tl.load(sin_ptr + t).to(tl.float32)
+    offset = i0 * row_stride + i1 * 2
+    if PAIRED:  # each task's two elements, side by side: (BLOCK, 2)
+        pairs = offset[:, None] + tl.arange(0, 2)[None, :]
+        a, b = tl.split(tl.load(even_ptr + pairs))
+    else:
+        a, b = tl.load(even_ptr + offset), tl.load(odd_ptr + offset)
+    a, b = a.to(tl.float32), b.to(tl.float32)
+    first = (a * cos - b * sin).to(even_ptr.dtype.element_ty)
+    second = (a * sin + b * cos).to(even_ptr.dtype.element_ty)
+    if PAIRED:
+        tl.store(even_ptr + pairs, tl.join(first, second))
+    else:
+        tl.store(even_ptr + offset, first)
+        tl.store(odd_ptr + offset, second)
+
+
 VARIANTS = {
     "strided": (False, False, False),
     "paired loads": (True, False, False),
@@ -127,6 +152,36 @@ def main():
                               for label, fn in systems.items()}, arguments.rounds)
         print(f"{str(dtype)[6:]:9s} " + "   ".join(f"{label} {us:.1f} ({moved / us / 1e3:.0f})" for label, us in times.items()),
               flush=True)
+        fused_rows(arguments.rows, dtype, arguments.rounds)
+
+
+def fused_rows(rows: int, dtype: torch.dtype, rounds: int):
+    """The rotation in place on the even and odd elements of q, the first 128 columns of a fused (rows, 3 * 128)
+    projection: rows with a gap after each, a decoded walk (tritonize pairs only flat walks), hand-written with
+    each half at a stride of 2 and with each task's two elements as one (BLOCK, 2) access."""
+    fused = torch.randn(rows, 3 * 128, device="cuda", dtype=dtype)
+    q = fused[:, :128]
+    cos, sin = torch.randn(rows, 64, device="cuda", dtype=dtype), torch.randn(rows, 64, device="cuda", dtype=dtype)
+    even, odd = q[..., ::2].double(), q[..., 1::2].double()
+    expected = torch.stack((even * cos.double() - odd * sin.double(), even * sin.double() + odd * cos.double()), -1).flatten(-2)
+
+    def hand(target, paired):
+        _rotation_rows[(cos.numel() // BLOCK,)](target[..., ::2], target[..., 1::2], cos, sin, target.stride(0), 64,
+                                                PAIRED=paired, BLOCK=BLOCK, num_warps=WARPS)
+
+    for paired in (False, True):
+        copy = fused.clone()
+        hand(copy[:, :128], paired)
+        torch.testing.assert_close(copy[:, :128].double(), expected, atol=0.1 if dtype != torch.float32 else 1e-5,
+                                   rtol=0.02 if dtype != torch.float32 else 1e-5)
+    systems = {"strided": lambda: hand(q, False), "paired (BLOCK, 2)": lambda: hand(q, True),
+               "tritonize, in place": lambda: rotate(q[..., ::2], q[..., 1::2], cos, sin, out=(q[..., ::2], q[..., 1::2]))}
+    moved = 2 * (q.numel() + cos.numel()) * q.element_size()
+    systems["copy of the same bytes"] = same_bytes_copy(moved, "cuda")
+    times = best_in_turn({label: lambda fn=fn: triton.testing.do_bench(fn, return_mode="median") * 1e3
+                          for label, fn in systems.items()}, rounds)
+    print(f"{str(dtype)[6:]:9s} q of a fused (rows, 384): "
+          + "   ".join(f"{label} {us:.1f} ({moved / us / 1e3:.0f})" for label, us in times.items()), flush=True)
 
 
 if __name__ == "__main__":
