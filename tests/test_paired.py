@@ -67,6 +67,20 @@ def test_a_recipe_planned_on_paired_operands_serves_unpaired_ones(device):
         assert torch.equal(even, expected[0]) and torch.equal(odd, expected[1]), (first, second)
 
 
+def test_a_class_planned_on_paired_operands_serves_new_lengths_paired_or_not(device):
+    """A new number of rows every call (on CUDA each launched by its class, with the kernel Triton
+    compiled for the first): the halves of one buffer, and of two, in turn; every result is the
+    unpaired rotation's."""
+    cos_rows, sin_rows = torch.randn(40, 64, device=device), torch.randn(40, 64, device=device)
+    for rows in range(3, 40, 3):
+        x, y = torch.randn(rows, 128, device=device), torch.randn(rows, 128, device=device)
+        even, odd = (x[:, ::2], x[:, 1::2]) if rows % 2 else (x[:, ::2], y[:, 1::2])
+        cos, sin = cos_rows[:rows], sin_rows[:rows]
+        expected = _rotated(even, odd, cos, sin)
+        rotate(even, odd, cos, sin, out=(even, odd))
+        assert torch.equal(even, expected[0]) and torch.equal(odd, expected[1]), rows
+
+
 def test_inputs_pair_into_fresh_outputs(device):
     """Only the inputs pair: the outputs are fresh, contiguous."""
     x = torch.randn(9, 128, device=device)
