@@ -85,7 +85,7 @@ class BuildKernel:
             else:
                 statements.append(assign(mask, expr("tid < n", tid=name(tid), n=name(num_tasks))))
             statements += self.decode(tid, index, sizes)
-        statements += self.pair_tests(tensors + outputs, num_tasks, pid, mask)
+        statements += self.pair_tests(tensors + outputs, sizes, num_tasks, pid, mask)
         # a mask `tid < num_tasks` whose bound Triton cannot prove a multiple of the vector width
         # splits each load and store into one-element accesses (a rank-1 bfloat16 add ran at
         # half of eager's speed: benchmarks/experiments/ragged_masks.py); the whole blocks of a
@@ -183,22 +183,34 @@ class BuildKernel:
         # the two branches share the body's value nodes: the masked one gets copies of its own
         return [ast.If(test=name(whole), body=unmasked, orelse=copy.deepcopy(accesses(mask)))] if unmasked else []
 
-    def pair_tests(self, operands, num_tasks, pid, mask) -> list:
-        """For a walk with paired operands (Specialization.paired): for each pair a flag that this
-        launch's pointers and strides pair them (the planned call's did; a later call of its signature
-        or class may not), and for a flat walk the index of both halves of a block's pairs (and its
-        mask)."""
+    def pair_tests(self, operands, sizes, num_tasks, pid, mask) -> list:
+        """For a walk with paired operands (Specialization.paired): the block's pairs as one run of
+        both halves in turn (2 * BLOCK elements: `pair_index`, and its mask), decoded to each element's
+        index in the dims before the last and its place in its row of pairs (`pair_column`: both
+        halves of a row are one contiguous run, where Triton sees vectors); and for each pair a flag
+        that this launch's pointers and strides pair them (the planned call's did; a later call of
+        its signature or class may not)."""
         self.pairs = {}  # position of a pair's first operand -> (its second's, the flag's name)
         if not self.spec.paired:
             return []
-        fresh, statements = self.names.fresh, []
-        self.pair_index = self.pair_mask = None
-        if self.spec.rank == 1:
-            self.pair_index, self.pair_mask = fresh("pair_index"), None if mask is None else fresh("pair_mask")
-            statements += [comment("the pairs of each task's elements, both halves in turn (paired operands)"),
-                           assign(self.pair_index, expr("pid * (2 * BLOCK) + tl.arange(0, 2 * BLOCK)", pid=name(pid)))]
-            if self.pair_mask:
-                statements.append(assign(self.pair_mask, expr("i < 2 * n", i=name(self.pair_index), n=name(num_tasks))))
+        fresh, rank = self.names.fresh, self.spec.rank
+        self.pair_index, self.pair_mask = fresh("pair_index"), None if mask is None else fresh("pair_mask")
+        statements = [comment("the block's pairs, both halves of each in turn (paired operands)"),
+                      assign(self.pair_index, expr("pid * (2 * BLOCK) + tl.arange(0, 2 * BLOCK)", pid=name(pid)))]
+        if self.pair_mask:
+            statements.append(assign(self.pair_mask, expr("i < 2 * n", i=name(self.pair_index), n=name(num_tasks))))
+        self.pair_dims, self.pair_column = [], self.pair_index
+        if rank > 1:  # decoded as decode() decodes tid, the last dim's size doubled
+            self.pair_column, rest = fresh("pair_column"), fresh("pair_rest")
+            statements += [assign(self.pair_column, expr("i % (2 * s)", i=name(self.pair_index), s=name(sizes[-1]))),
+                           assign(rest, expr("i // (2 * s)", i=name(self.pair_index), s=name(sizes[-1])))]
+            dims = [None] * (rank - 1)
+            for d in range(rank - 2, 0, -1):
+                dims[d] = fresh(f"pair_i{d}")
+                statements.append(assign(dims[d], expr("r % s", r=name(rest), s=name(sizes[d - 1]))))
+                statements.append(assign(rest, expr("r // s", r=name(rest), s=name(sizes[d - 1]))))
+            dims[0] = rest
+            self.pair_dims = dims
         for first, second in self.spec.paired:
             (label, pointer, strides), (other, other_pointer, other_strides) = operands[first], operands[second]
             flag = fresh(f"{label}_{other}_paired")
@@ -206,7 +218,7 @@ class BuildKernel:
                         q=name(other_pointer), s=name(strides[-1]), t=name(other_strides[-1]), S=PAIR_STRIDE)
             for stride, other_stride in zip(strides[:-1], other_strides[:-1]):  # rows of pairs: one row stride
                 test = expr("a & (s == t)", a=test, s=name(stride), t=name(other_stride))
-            if self.spec.rank == 1 and self.spec.index_dtype == torch.int32:  # the pair index stays within int32
+            if self.spec.index_dtype == torch.int32:  # the pair index stays within int32
                 test = expr("a & (n <= M)", a=test, n=name(num_tasks), M=MAX_PAIRED_TASKS)
             statements.append(comment(f"{label} and {other} pair where {other}'s elements lie one past {label}'s, both "
                                       f"at a stride of {PAIR_STRIDE} (the even and odd elements of rows): one "
@@ -216,14 +228,12 @@ class BuildKernel:
         return statements
 
     def pair_address(self, pointer, strides):
-        """The addresses of a pair's elements in a decoded walk, each task's two side by side:
-        (BLOCK, 2), its last stride written as PAIR_STRIDE (the flag checked it), so that Triton sees
-        each task's two elements start on a multiple of two elements and moves them as one vector."""
-        offset = None
-        for i, s in zip(self.index, [name(s) for s in strides[:-1]] + [ast.Constant(PAIR_STRIDE)]):
-            term = expr("i * s", i=name(i), s=s)
-            offset = term if offset is None else ast.BinOp(left=offset, op=ast.Add(), right=term)
-        return expr("(p + o)[:, None] + tl.arange(0, 2)[None, :]", p=name(pointer), o=offset)
+        """The addresses of the block's pairs of an operand pair whose first operand has these
+        strides: its rows' starts, plus the place in the row (pair_tests)."""
+        offset = name(self.pair_column)
+        for i, s in reversed(list(zip(self.pair_dims, strides[:-1]))):
+            offset = ast.BinOp(left=expr("i * s", i=name(i), s=name(s)), op=ast.Add(), right=offset)
+        return expr("p + o", p=name(pointer), o=offset)
 
     def paired_access(self, first: int, paired, single) -> ast.If:
         """if <the pair's flag>: paired; else: single (statements, each)."""
@@ -261,15 +271,11 @@ class BuildKernel:
         so, else one load each; then each converted as its parameter reads it."""
         second = self.pairs[first][0]
         (param, pointer, strides), (other, _, _) = tensors[first], tensors[second]
-        if self.pair_index is not None:  # a flat walk: both halves of the block's pairs, one contiguous run
-            load = expr("tl.load(p + i)", p=name(pointer), i=name(self.pair_index)) if mask is None else \
-                expr("tl.load(p + i, mask=m)", p=name(pointer), i=name(self.pair_index), m=name(self.pair_mask))
-            load = expr("tl.reshape(v, (BLOCK, 2))", v=load)
-        else:
-            address = self.pair_address(pointer, strides)
-            load = expr("tl.load(p)", p=address) if mask is None else \
-                expr("tl.load(p, mask=m[:, None])", p=address, m=name(mask))
-        both = stmt("a, b = tl.split(v)", a=name(param, store=True), b=name(other, store=True), v=load)
+        address = self.pair_address(pointer, strides)
+        load = expr("tl.load(p)", p=address) if mask is None else \
+            expr("tl.load(p, mask=m)", p=address, m=name(self.pair_mask))
+        both = stmt("a, b = tl.split(tl.reshape(v, (BLOCK, 2)))", a=name(param, store=True), b=name(other, store=True),
+                    v=load)
         single = []
         for label, label_pointer, strides in (tensors[first], tensors[second]):
             address = self.address(label_pointer, strides, self.index)
@@ -341,19 +347,14 @@ class BuildKernel:
         """The stores of a pair of outputs: both values interleaved, in one store, where the pair's
         flag says so, else one store each."""
         _, pointer, strides = outputs[first]
-        # (a value that reads no tensor is a scalar on the GPU: broadcast to the block)
-        both = expr("tl.join(tl.broadcast_to(a, [BLOCK]), tl.broadcast_to(b, [BLOCK]))", a=values[first],
-                    b=values[second])
-        if self.pair_index is not None:  # a flat walk: tl.interleave, spelled in the builtins it is made of
-            # (a @triton.jit function, which the interpreter cannot call from a kernel it runs)
-            both = expr("tl.reshape(v, [2 * BLOCK])", v=both)
-            paired = stmt("tl.store(p + i, v)", p=name(pointer), i=name(self.pair_index), v=both) if mask is None \
-                else stmt("tl.store(p + i, v, mask=m)", p=name(pointer), i=name(self.pair_index), v=both,
-                          m=name(self.pair_mask))
-        else:
-            address = self.pair_address(pointer, strides)
-            paired = stmt("tl.store(p, v)", p=address, v=both) if mask is None else \
-                stmt("tl.store(p, v, mask=m[:, None])", p=address, v=both, m=name(mask))
+        # tl.interleave, spelled in the builtins it is made of (a @triton.jit function, which the
+        # interpreter cannot call from a kernel it runs); a value that reads no tensor is a scalar on
+        # the GPU, broadcast to the block
+        both = expr("tl.reshape(tl.join(tl.broadcast_to(a, [BLOCK]), tl.broadcast_to(b, [BLOCK])), [2 * BLOCK])",
+                    a=values[first], b=values[second])
+        address = self.pair_address(pointer, strides)
+        paired = stmt("tl.store(p, v)", p=address, v=both) if mask is None else \
+            stmt("tl.store(p, v, mask=m)", p=address, v=both, m=name(self.pair_mask))
         single = []
         for k in (first, second):
             address = self.address(outputs[k][1], outputs[k][2], self.index)

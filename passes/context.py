@@ -133,8 +133,8 @@ class Specialization:
     # the same strides, the last 2 (x[..., ::2] and x[..., 1::2]: a rotary rotation in place, complex
     # numbers as pairs of reals), as the planned call's pointers had them (call.paired_operands). The
     # kernel tests that on each launch (pointers and strides) and then moves both with one access,
-    # split (loads) or joined (stores) in registers: in a flat walk one contiguous run of the block's
-    # pairs, in a decoded one each task's two elements side by side; else one access each
+    # split (loads) or interleaved (stores) in registers: the block's pairs, both halves of each in
+    # turn, decoded so that each row of pairs is one contiguous run; else one access each
     paired: tuple[tuple[int, int], ...] = ()
 
     @property

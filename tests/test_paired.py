@@ -1,6 +1,6 @@
-"""Paired operands (Specialization.paired): two operands of a flat walk whose elements interleave
-(x[..., ::2] and x[..., 1::2]) are loaded with one contiguous load of both, split, or stored
-with one store of both values interleaved, where the launch's pointers pair them; the kernel
+"""Paired operands (Specialization.paired): two operands of an untiled walk whose elements
+interleave (x[..., ::2] and x[..., 1::2]) are loaded with one load of both, split, or stored with
+one store of both values interleaved, where the launch's pointers pair them; the kernel
 tests that on each launch, so a recipe or class planned on paired operands serves unpaired ones
 of the same signature. Results against the same call on unpaired copies, torch, and float64."""
 from __future__ import annotations
@@ -137,9 +137,9 @@ def test_operands_that_do_not_interleave_do_not_pair(device):
 @pytest.mark.parametrize("rows", [1, 5, 32])  # 32 x 64 pairs: blocks that cover the tasks
 def test_the_even_and_odd_elements_of_a_slice_of_columns_pair_as_rows(device, dtype, rows):
     """q, the first 128 columns of a fused (rows, 384) projection, rotated in place: a decoded walk
-    whose rows of pairs have a gap after each; its halves pair (each task's two elements as one
-    access), nothing outside q is written, and the results are the unpaired rotation's. Then the
-    same signature with the halves of two buffers, which do not pair."""
+    whose rows of pairs have a gap after each; its halves pair (both halves of a row's pairs as one
+    run), nothing outside q is written, and the results are the unpaired rotation's. Then the same
+    signature with the halves of two buffers, which do not pair."""
     fused = (torch.randn(rows, 384, device=device) * 8).to(dtype)
     before = fused.clone()
     q = fused[:, :128]
@@ -159,7 +159,8 @@ def test_the_even_and_odd_elements_of_a_slice_of_columns_pair_as_rows(device, dt
     if rows > 1:
         source = rotate.source(q[:, ::2], q[:, 1::2], cos, sin, out=(q[:, ::2], q[:, 1::2]))
         compact = "".join(source.split())  # (astor wraps long lines anywhere)
-        assert "[:,None]+tl.arange(0,2)[None,:]" in compact and "tl.join(" in compact
+        # the block's pairs decoded to rows and a place in the row, where each row's pairs are one run
+        assert "pair_column=pair_index%(2*size1)" in compact and "a_ptr+(pair_rest*a_stride0+pair_column)" in compact
 
 
 def test_pairs_whose_rows_differ_do_not_pair_at_run_time(device):
