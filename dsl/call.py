@@ -653,8 +653,9 @@ def paired_operands(sizes: tuple, tile, inputs: list, outputs: list, read) -> tu
     # rows: one contiguous access of both (split, or interleaved) took it from 35.1 to 28.4 us in
     # bfloat16 and from 66.0 to 51.8 in float32, the time of a copy of the same bytes; with the
     # kernel's own test of the pointers, 28.8 and 52.1. On q of a fused (rows, 3 * 128) projection
-    # (rows with a gap after each: a decoded walk), each task's two elements as one access took
-    # 35.3 -> 31.2 and 65.7 -> 54.1 (a copy 28.1, 52.0)
+    # (rows with a gap after each: a decoded walk), tritonize's kernel took 35.0 -> 30.5 and
+    # 62.6 -> 54.2 (a copy 28.2, 52.6) with each row's pairs one run (32.8 in bfloat16 with each
+    # task's two elements as one (BLOCK, 2) access)
     if tile is not None:
         return ()
     pairs = []

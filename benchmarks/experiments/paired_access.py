@@ -157,7 +157,7 @@ def main():
 
 def fused_rows(rows: int, dtype: torch.dtype, rounds: int):
     """The rotation in place on the even and odd elements of q, the first 128 columns of a fused (rows, 3 * 128)
-    projection: rows with a gap after each, a decoded walk (tritonize pairs only flat walks), hand-written with
+    projection: rows with a gap after each, a decoded walk (tritonize paired only flat walks at first), hand-written with
     each half at a stride of 2 and with each task's two elements as one (BLOCK, 2) access."""
     fused = torch.randn(rows, 3 * 128, device="cuda", dtype=dtype)
     q = fused[:, :128]
