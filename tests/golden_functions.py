@@ -26,3 +26,7 @@ def helper(x, y):
 
 def two_outputs(a, b):
     return a // b, a % b
+
+
+def rotation(a, b, cos, sin):
+    return a * cos - b * sin, a * sin + b * cos

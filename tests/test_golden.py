@@ -1,4 +1,5 @@
-"""Golden generated modules: unary, broadcast binary, if/else, helper, two outputs.
+"""Golden generated modules: unary, broadcast binary, if/else, helper, two outputs, and a rotation of
+the even and odd elements of rows with a gap after each (paired operands, a decoded walk).
 
 Refresh after an intended change with `TRITONIZE_UPDATE_GOLDEN=1 python -m pytest tests/test_golden.py`
 and read the diff. Generated for CUDA (libdevice), so the files show what a GPU runs; the
@@ -27,7 +28,12 @@ CASES = {
     "if_else": (g.if_else, lambda: (torch.randn(6).half(), 2.0)),
     "helper": (g.helper, lambda: (torch.randn(3, 4).t(), torch.randn(4, 3))),
     "two_outputs": (g.two_outputs, lambda: (torch.randint(-9, 9, (8,), dtype=torch.int32), 3)),
+    "paired_rotation": (g.rotation, lambda: _halves_of_rows(torch.randn(4, 20)[:, :16]) + (torch.randn(4, 8),) * 2),
 }
+
+
+def _halves_of_rows(rows):
+    return rows[:, ::2], rows[:, 1::2]
 
 
 def generated(name) -> str:
