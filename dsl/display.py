@@ -204,6 +204,11 @@ def explain(function, args, kwargs, out) -> Text:
     row("coalesced", _coalesce_words(plan))
     for operand in plan.inputs + plan.outputs:
         row("", f"{operand.label} strides {tuple(operand.strides)}")
+    labels = [o.label for o in plan.inputs + plan.outputs]
+    for first, second in spec.paired:  # Specialization.paired
+        row("paired", f"{labels[first]} and {labels[second]}: {labels[second]}'s elements one past "
+                      f"{labels[first]}'s, at a stride of 2; moved with one access of both (where the "
+                      f"pointers pair them on a launch)")
     if spec.index_dtype == torch.int32:
         row("index width", "int32: the element count and every operand's offsets fit in int32")
     else:

@@ -6,6 +6,7 @@ of the same signature. Results against the same call on unpaired copies, torch, 
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 import torch
@@ -210,3 +211,12 @@ def test_interleaved_views_give_the_unpaired_result(device, drawn):
         return
     rotate(a, b, cos, sin, out=tuple(outputs))
     assert torch.equal(outputs[0], expected[0]) and torch.equal(outputs[1], expected[1])
+
+
+def test_explain_names_the_pairs(device):
+    x, y = torch.randn(8, 128, device=device), torch.randn(8, 128, device=device)
+    cos = torch.randn(8, 64, device=device)
+    text = str(rotate.explain(x[:, ::2], x[:, 1::2], cos, cos, out=(x[:, ::2], x[:, 1::2])))
+    assert re.search(r"\n  paired +a and b: b's elements one past a's", text)
+    assert re.search(r"\n  paired +out\[0\] and out\[1\]", text)
+    assert "paired" not in str(rotate.explain(x[:, ::2], y[:, 1::2], cos, cos))  # the halves of two buffers
