@@ -366,7 +366,8 @@ def check_overlap(outputs: list, inputs: list):
 def writes_apart(inputs: list, outputs: list, shape: tuple, device, dense: bool = False) -> bool:
     """May these out= tensors be written with no more checks than this: each of the call's shape
     and device, with no stride-0 dim and no two elements at one address, its elements apart from
-    every input's and every earlier output's (memory_span, then elements_overlap where the spans
+    every input's and every earlier output's of its storage (_elements_meet: the residue test of
+    two non-contiguous tensors' strides, then memory_span, then elements_overlap where the spans
     meet), but where it is exactly one of the inputs (the same pointer, dtype, shape and strides:
     in place)? check_overlap's rule, less its same-walk views of other shapes: False sends the
     call to the planner, which allows those and says what overlaps or is refused. `dense`: the

@@ -69,7 +69,7 @@ def _kept_overlap(first: tuple, second: tuple, offset: int, budget: int) -> bool
         return False  # an empty layout holds no element
     # the residue test first (no search, ~5 us of Python less), on the dims that move
     if apart_by_step(first[0], tuple([s for n, s in zip(first[1], first[2]) if n > 1]),
-                      second[0], tuple([s for n, s in zip(second[1], second[2]) if n > 1]), offset):
+                     second[0], tuple([s for n, s in zip(second[1], second[2]) if n > 1]), offset):
         return False
     first_size, first_terms, first_low = _positive_terms(first)
     second_size, second_terms, second_low = _positive_terms(second)
