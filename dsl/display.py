@@ -15,6 +15,7 @@ import torch
 
 from tritonize import call
 from tritonize.passes.build_kernel import flat_indexed_labels
+from tritonize.passes.context import PAIR_STRIDE
 from tritonize.passes.type_rules import dtype_name
 from tritonize.view import StridedView
 
@@ -207,7 +208,7 @@ def explain(function, args, kwargs, out) -> Text:
     labels = [o.label for o in plan.inputs + plan.outputs]
     for first, second in spec.paired:  # Specialization.paired
         row("paired", f"{labels[first]} and {labels[second]}: {labels[second]}'s elements one past "
-                      f"{labels[first]}'s, at a stride of 2; moved with one access of both (where the "
+                      f"{labels[first]}'s, at a stride of {PAIR_STRIDE}; moved with one access of both (where the "
                       f"pointers pair them on a launch)")
     if spec.index_dtype == torch.int32:
         row("index width", "int32: the element count and every operand's offsets fit in int32")
