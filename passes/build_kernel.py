@@ -200,17 +200,11 @@ class BuildKernel:
         if self.pair_mask:
             statements.append(assign(self.pair_mask, expr("i < 2 * n", i=name(self.pair_index), n=name(num_tasks))))
         self.pair_dims, self.pair_column = [], self.pair_index
-        if rank > 1:  # decoded as decode() decodes tid, the last dim's size doubled
-            self.pair_column, rest = fresh("pair_column"), fresh("pair_rest")
-            statements += [assign(self.pair_column, expr("i % (2 * s)", i=name(self.pair_index), s=name(sizes[-1]))),
-                           assign(rest, expr("i // (2 * s)", i=name(self.pair_index), s=name(sizes[-1])))]
-            dims = [None] * (rank - 1)
-            for d in range(rank - 2, 0, -1):
-                dims[d] = fresh(f"pair_i{d}")
-                statements.append(assign(dims[d], expr("r % s", r=name(rest), s=name(sizes[d - 1]))))
-                statements.append(assign(rest, expr("r // s", r=name(rest), s=name(sizes[d - 1]))))
-            dims[0] = rest
-            self.pair_dims = dims
+        if rank > 1:  # decoded as tid is, the last dim's size doubled
+            self.pair_dims, self.pair_column = [fresh(f"pair_i{d}") for d in range(rank - 1)], fresh("pair_column")
+            doubled = expr("2 * s", s=name(sizes[-1]))
+            statements += self.decode(self.pair_index, [*self.pair_dims, self.pair_column], [*sizes[:-1], doubled],
+                                      rest="pair_rest")
         for first, second in self.spec.paired:
             (label, pointer, strides), (other, other_pointer, other_strides) = operands[first], operands[second]
             flag = fresh(f"{label}_{other}_paired")
@@ -362,15 +356,17 @@ class BuildKernel:
                           stmt("tl.store(p, v, mask=m)", p=address, v=values[k], m=name(mask)))
         return self.paired_access(len(self.tensor_labels) + first, [paired], single)
 
-    def decode(self, tid, index, sizes):
-        """i_{r-1} = tid % size_{r-1}; tid //= size_{r-1}; ...; i_0 = what is left."""
+    def decode(self, tid, index, sizes, rest="rest"):
+        """i_{r-1} = tid % size_{r-1}; tid //= size_{r-1}; ...; i_0 = what is left. `sizes`: the
+        names of dims 1..r-1's sizes, or expressions (copied at each use); `rest`: the quotients' names."""
         rank = len(index)
-        statements, rest = [], tid
+        statements, left = [], tid
         for d in range(rank - 1, 0, -1):
-            statements.append(assign(index[d], expr("t % s", t=name(rest), s=name(sizes[d - 1]))))
-            quotient = index[0] if d == 1 else self.names.fresh(f"rest{d}")
-            statements.append(assign(quotient, expr("t // s", t=name(rest), s=name(sizes[d - 1]))))
-            rest = quotient
+            size = sizes[d - 1]
+            statements.append(assign(index[d], expr("t % s", t=name(left), s=_size_node(size))))
+            quotient = index[0] if d == 1 else self.names.fresh(f"{rest}{d}")
+            statements.append(assign(quotient, expr("t // s", t=name(left), s=_size_node(size))))
+            left = quotient
         if rank == 1:
             statements.append(assign(index[0], name(tid)))
         return statements
@@ -459,6 +455,11 @@ class BuildKernel:
             offset = term if offset is None else ast.BinOp(left=offset, op=ast.Add(), right=term)
         return expr("p + o", p=name(pointer), o=offset)
 
+
+
+def _size_node(size) -> ast.expr:
+    """A size for decode: a name, or a copy of an expression (a node is spliced in one place only)."""
+    return name(size) if isinstance(size, str) else copy.deepcopy(size)
 
 
 def describe_spec(spec) -> str:

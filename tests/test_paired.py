@@ -161,7 +161,28 @@ def test_the_even_and_odd_elements_of_a_slice_of_columns_pair_as_rows(device, dt
         source = rotate.source(q[:, ::2], q[:, 1::2], cos, sin, out=(q[:, ::2], q[:, 1::2]))
         compact = "".join(source.split())  # (astor wraps long lines anywhere)
         # the block's pairs decoded to rows and a place in the row, where each row's pairs are one run
-        assert "pair_column=pair_index%(2*size1)" in compact and "a_ptr+(pair_rest*a_stride0+pair_column)" in compact
+        assert "pair_column=pair_index%(2*size1)" in compact and "a_ptr+(pair_i0*a_stride0+pair_column)" in compact
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_pairs_of_a_rank_3_walk_decode_every_dim(device, dtype):
+    """Heads of 65 pairs, 5 of 6 heads of each of 3 tokens, rotated in place: no two dims coalesce (a
+    rank-3 walk), so the block's pairs are decoded to three indices; the result is the unpaired
+    rotation's, and nothing outside the slice is written."""
+    buffer = (torch.randn(3, 6, 140, device=device) * 8).to(dtype)
+    before = buffer.clone()
+    heads = buffer[:, :5, :130]
+    even, odd = heads[..., ::2], heads[..., 1::2]
+    cos, sin = [(torch.randn(3, 5, 65, device=device) * 4).to(dtype) for _ in range(2)]
+    expected = _rotated(even, odd, cos, sin)
+    _, spec = rotate.plan((even, odd, cos, sin), {}, (even, odd))
+    assert spec.rank == 3 and spec.paired == ((0, 1), (4, 5))
+    rotate(even, odd, cos, sin, out=(even, odd))
+    assert torch.equal(heads[..., ::2], expected[0]) and torch.equal(heads[..., 1::2], expected[1])
+    assert torch.equal(buffer[:, 5:], before[:, 5:]) and torch.equal(buffer[..., 130:], before[..., 130:])
+    compact = "".join(rotate.source(even, odd, cos, sin, out=(even, odd)).split())
+    assert "pair_i2=pair_index%(2*size2)" not in compact  # the last dim's index is the place in the row
+    assert "pair_column=pair_index%(2*size2)" in compact and "pair_i1=pair_rest2%size1" in compact
 
 
 def test_pairs_whose_rows_differ_do_not_pair_at_run_time(device):

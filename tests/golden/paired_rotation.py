@@ -17,14 +17,14 @@ def rotation_kernel(a_ptr, b_ptr, cos_ptr, sin_ptr, out0_ptr, out1_ptr, a_stride
     # the block's pairs, both halves of each in turn (paired operands)
     pair_index = pid * (2 * BLOCK) + tl.arange(0, 2 * BLOCK)
     pair_column = pair_index % (2 * size1)
-    pair_rest = pair_index // (2 * size1)
+    pair_i0 = pair_index // (2 * size1)
     # a and b pair where b's elements lie one past a's, both at a stride of 2 (the even and odd elements of rows): one access of both
     a_b_paired = (b_ptr.to(tl.int64) == (a_ptr + 1).to(tl.int64)) & (a_stride1 == 2) & (b_stride1 ==
         2) & (a_stride0 == b_stride0) & (num_tasks <= 536870912)
     # cos, sin, out0, out1: dense in the walk's order, so addressed by tid, which Triton sees run on across rows
     if a_b_paired:
-        a, b = tl.split(tl.reshape(tl.load(a_ptr + (pair_rest * a_stride0 + pair_column)), (
-            BLOCK, 2)))
+        a, b = tl.split(tl.reshape(tl.load(a_ptr + (pair_i0 * a_stride0 + pair_column)), (BLOCK, 2))
+            )
     else:
         a = tl.load(a_ptr + (i0 * a_stride0 + i1 * a_stride1))
         b = tl.load(b_ptr + (i0 * b_stride0 + i1 * b_stride1))
