@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import torch
 
 from tritonize.errors import BroadcastError, CallError, DeviceError, DtypeError, OutArgumentError, OutDtypeError
-from tritonize.overlap import apart_by_step, elements_overlap, layout_of, tensor_overlaps_itself
+from tritonize.overlap import apart_at_every_size, elements_overlap, layout_of, tensor_overlaps_itself
 from tritonize.passes.context import PAIR_STRIDE
 from tritonize.passes.type_rules import PYTHON, SUPPORTED_DTYPES, TENSOR, ZERO_DIM, VType, dtype_name
 from tritonize.view import StridedView
@@ -374,7 +374,7 @@ def writes_apart(inputs: list, outputs: list, shape: tuple, device, dense: bool 
     caller found every output dense (a permutation of a row-major tensor: class_walks.dense_order),
     whose elements lie apart from each other (asking overlaps_itself of a transposed output took
     ~1.5 us of a ~45 us in-place class launch on the CPU machine)."""
-    written, stored, spans, layouts = [], None, {}, {}
+    written, stored, spans, layouts, apart = [], None, {}, {}, set()
     for out in outputs:
         # check_output refuses another shape or device, a stride-0 dim of two elements or more,
         # and elements that share an address
@@ -390,38 +390,49 @@ def writes_apart(inputs: list, outputs: list, shape: tuple, device, dense: bool 
                     tensor.data_ptr() == out.data_ptr() and tensor.stride() == out.stride()
                     and tensor.dtype == out.dtype and tensor.shape == out.shape):
                 continue
-            if _elements_meet(out, tensor, spans, layouts):
+            if _elements_meet(out, tensor, spans, layouts, apart):
                 return False
         for other, other_storage in written:
-            if other_storage == storage and _elements_meet(out, other, spans, layouts):
+            if other_storage == storage and _elements_meet(out, other, spans, layouts, apart):
                 return False
         written.append((out, storage))
     return True
 
 
-def _elements_meet(tensor, other, spans: dict, layouts: dict) -> bool:
+def _elements_meet(tensor, other, spans: dict, layouts: dict, apart: set) -> bool:
     """Do two tensors of one storage share a byte (or may they)? `spans` and `layouts`: the
     memory_span and layout_of of tensors asked before in this call, by id (all are alive for the
-    call): a rotation in place on the even and odd halves of rows asked each of its views' twice."""
+    call): a rotation in place on the even and odd halves of rows asked each of its views' twice.
+    `apart`: the pairs of ids found apart in this call, each in the order it is asked next (the
+    rotation's halves, in place, are asked as output and input, and as output and earlier output:
+    three asks of one pair)."""
+    if (id(tensor), id(other)) in apart:
+        return False
+    if _elements_apart(tensor, other, spans, layouts):
+        apart.add((id(other), id(tensor)))
+        return False
+    return True
+
+
+def _elements_apart(tensor, other, spans: dict, layouts: dict) -> bool:
+    """_elements_meet's answer, negated, where no earlier ask of the pair gave it."""
     # the even and odd elements of rows (a rotation in place): their spans meet, and the residue
     # test of their strides alone tells them apart at every size of two or more along each dim
     # (elements_overlap's first test); asked first, it spares both spans and layouts (~2 us of a
     # ~3 us check on the CPU machine). Not of a contiguous tensor, whose neighbouring elements
     # leave no gap for another's (the residue test cannot tell it apart): tensors of one buffer
     # side by side are told apart by their spans
-    if not tensor.is_contiguous() and not other.is_contiguous():
-        shape, other_shape = tensor.shape, other.shape
-        if 1 not in shape and 0 not in shape and 1 not in other_shape and 0 not in other_shape and apart_by_step(
-                tensor.element_size(), tensor.stride(), other.element_size(), other.stride(),
-                other.data_ptr() - tensor.data_ptr()):
-            return False
+    if not tensor.is_contiguous() and not other.is_contiguous() and apart_at_every_size(
+            tensor.element_size(), tensor.shape, tensor.stride(), other.element_size(), other.shape, other.stride(),
+            other.data_ptr() - tensor.data_ptr()):
+        return True
     low, high = spans.get(id(tensor)) or spans.setdefault(id(tensor), memory_span(tensor))
     other_low, other_high = spans.get(id(other)) or spans.setdefault(id(other), memory_span(other))
     if not (other_low < high and low < other_high):
-        return False
+        return True
     first = layouts.get(id(tensor)) or layouts.setdefault(id(tensor), layout_of(tensor))
     second = layouts.get(id(other)) or layouts.setdefault(id(other), layout_of(other))
-    return elements_overlap(first, second, other.data_ptr() - tensor.data_ptr()) is not False
+    return elements_overlap(first, second, other.data_ptr() - tensor.data_ptr()) is False
 
 
 def same_walk(sizes, strides, other_strides) -> bool:

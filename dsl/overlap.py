@@ -39,10 +39,18 @@ def elements_overlap(first: tuple, second: tuple, offset: int) -> bool | None:
     # where every dim of both holds two elements or more, the residue test (apart_by_step) reads
     # strides alone: it answers calls whose sizes change every call (a rotation in place over a
     # growing sequence) with no search and nothing kept
-    if (0 not in first[1] and 1 not in first[1] and 0 not in second[1] and 1 not in second[1]
-            and apart_by_step(first[0], first[2], second[0], second[2], offset)):
+    if apart_at_every_size(first[0], first[1], first[2], second[0], second[1], second[2], offset):
         return False
     return _kept_overlap(first, second, offset, SEARCH_BUDGET)
+
+
+def apart_at_every_size(first_size: int, first_shape, first_strides, second_size: int, second_shape,
+                        second_strides, offset: int) -> bool:
+    """apart_by_step of two layouts (element size, shape, strides) where every dim of both holds two
+    elements or more: a dim of one element may have any stride, which must not enter the step, and
+    an empty layout holds no element to be apart."""
+    return (0 not in first_shape and 1 not in first_shape and 0 not in second_shape and 1 not in second_shape
+            and apart_by_step(first_size, first_strides, second_size, second_strides, offset))
 
 
 def apart_by_step(first_size: int, first_strides: tuple, second_size: int, second_strides: tuple,
