@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import math
 
+import torch
+
 from tritonize import call
 
 
@@ -140,6 +142,7 @@ class ClassWalk:
         # a merged dim's stride is its innermost dim's (call.coalesce)
         self.inner = [dims[-1] for dims in self.groups]
         self.merged = any(len(dims) > 1 for dims in self.groups)
+        self.any_leading_size = any_leading_size(structure)  # may serve a LeadingWalk
 
     def leading_outermost(self) -> bool:
         """Does this layout walk take the leading dim outermost, ordered before every other dim by
@@ -202,3 +205,103 @@ def class_walk(classed: tuple, tensors: list, structure: tuple, device, outputs:
     if structure[0] == "leading" and not made.leading_outermost():
         return None
     return made if made.classed(tensors, device, outputs) == classed else None
+
+
+def leading_key(key: tuple) -> tuple | None:
+    """(`key` less its leading size, the leading size) of a call's signature key (decorator.signature_key's
+    entries: each tensor's (dtype, shape, strides, device, aligned), each number's type, and the out=
+    tensors' after them): each tensor of the call's rank has its entry's shape replaced by the rest of
+    its shape and whether its leading size is 1 (broadcast along it); the others keep theirs. None
+    where the tensors of the call's rank differ in their leading sizes of two or more, or have none."""
+    rank = 0
+    for entry in key:
+        if type(entry) is tuple and len(entry) == 5 and len(entry[1]) > rank:
+            rank = len(entry[1])
+    size, entries = None, []
+    for entry in key:
+        if type(entry) is tuple and len(entry) == 5 and rank and len(entry[1]) == rank:
+            shape = entry[1]
+            if shape[0] != 1:
+                if size is None:
+                    size = shape[0]
+                elif shape[0] != size:
+                    return None  # a broadcast error, or an empty call: the planner's
+            entries.append((entry[0], shape[1:], shape[0] == 1, entry[2], entry[3], entry[4]))
+        else:
+            entries.append(entry)
+    return None if size is None or size < 2 else (tuple(entries), size)
+
+
+def any_leading_size(structure: tuple) -> bool:
+    """Does a kept ClassWalk of this structure give the walk of its calls at any leading size, their
+    strides fixed? One of a leading structure does (class_walk keeps one only where the leading dim is
+    the walk's outermost, ordered by strides alone: ClassWalk.leading_outermost). One of a dense
+    structure does where each tensor of the call's rank orders its leading dim outermost (row-major,
+    or its inner dims permuted) or has a leading size of 1: their strides do not hold the leading size,
+    so they are dense in the same order at every leading size (the same structure)."""
+    if structure[0] == "leading":
+        return True
+    layouts = [*structure[3], *[layout for layout in (structure[4] if len(structure) > 4 else ()) if type(layout) is tuple]]
+    rank = max([count for count, _, _ in layouts])
+    return all(order is None or count < rank or (ones and ones[0]) or order[-1] == 0 for count, ones, order in layouts)
+
+
+class LeadingWalk:
+    """The class key and walk of the calls whose leading_key is one call's, where a kept ClassWalk
+    gives them at any leading size (any_leading_size): made from the leading size alone, with no
+    structure and no look at the tensors. Each such call's walk is that call's with its shape's
+    leading size and the outermost size of the walk (the leading dim's, times the sizes of the dims
+    merged with it) scaled; its strides, tile and masks are the same. `dense`: writes_apart's flag
+    for its out= tensors, as PointwiseFunction._out_class_key asks it."""
+
+    def __init__(self, classed: tuple, size: int, positions: tuple, out: bool, dense: bool):
+        self.key, shape, self.device, walk = classed
+        self.rest, self.kind, self.positions, self.out, self.dense = tuple(shape[1:]), walk[0], positions, out, dense
+        self.outermost, self.inner_sizes = walk[1][0] // size, tuple(walk[1][1:])
+        # the rest of the walk: a broadcast's masks and row-major strides (of dims after the leading one's
+        # elements), or a layout's strides, tile and the outputs' allocation or strides
+        self.fixed = walk[2:]
+
+    def classed(self, size: int) -> tuple:
+        """The class key, shape, device and walk of a call of this leading size."""
+        sizes = (size * self.outermost, *self.inner_sizes)
+        if self.kind == "broadcast":
+            walk = ("broadcast", sizes, *self.fixed)
+        else:  # fresh lists, as ClassWalk.classed makes them
+            walked, tile, allocated, written = self.fixed
+            walk = ("layout", sizes, [list(strides) for strides in walked], tile,
+                    None if allocated is None else list(allocated),
+                    None if written is None else [list(strides) for strides in written])
+        return self.key, (size, *self.rest), self.device, walk
+
+    def out_classed(self, args, outputs: list, size: int) -> tuple | None:
+        """classed() of a call with out= tensors, where they may be written (call.writes_apart);
+        else None (the planner checks the call)."""
+        classed = self.classed(size)
+        tensors = [args[k] for k in self.positions]
+        return classed if call.writes_apart(tensors, outputs, classed[1], self.device, dense=self.dense) else None
+
+
+def leading_walk(classed: tuple, walk: ClassWalk, size: int, args, positions: tuple, outputs: list | None,
+                 dense: bool) -> LeadingWalk | None:
+    """The LeadingWalk of a call (`classed`, from its kept `walk`; its leading size `size`; `positions`:
+    those of its tensor arguments the walk holds), where it gives the walk's answer at this size and at
+    another (tensors of the meta device of that size, the walk's own sums and products): both sizes
+    scale alike, as the walk's outermost size is the leading size times the same product."""
+    if classed[3][0] not in ("broadcast", "layout") or classed[3][1][0] % size:
+        return None
+    made = LeadingWalk(classed, size, positions, outputs is not None, dense)
+    if made.classed(size) != classed:
+        return None
+    tensors = [args[k] for k in positions]
+    rank = max([t.dim() for t in (*tensors, *(outputs or ()))])
+    other = size + 3
+
+    def resized(tensor):
+        shape = tensor.shape
+        if tensor.dim() == rank and shape[0] != 1:
+            shape = (other, *shape[1:])
+        return torch.empty_strided(shape, tensor.stride(), dtype=tensor.dtype, device="meta")
+    there = walk.classed([resized(t) for t in tensors], classed[2], outputs and [resized(o) for o in outputs])
+    # (the walk's key is the class key less the outputs' dtypes, which a call with out= adds)
+    return made if there is not None and there[1:] == made.classed(other)[1:] else None

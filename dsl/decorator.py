@@ -15,7 +15,8 @@ import torch
 from torch._subclasses.fake_tensor import is_fake
 
 from tritonize import approximations, cache, call, display, log, torch_ops
-from tritonize.class_walks import ClassWalk, class_walk, dense_structure, leading_structure, out_structure
+from tritonize.class_walks import (ClassWalk, class_walk, dense_structure, leading_key, leading_structure,
+                                   LeadingWalk, leading_walk, out_structure)
 from tritonize.launch import direct_launcher, extern_libs, grid_launcher, integer_classes, three_dims
 from tritonize.errors import ArgumentCountError, BroadcastError, CallError, OutArgumentError, UnsupportedSyntax
 from tritonize.passes import (ParamSpec, Specialization, derive_backward, generate_module, infer_output_types,
@@ -84,6 +85,10 @@ class PointwiseFunction:
         # the class key and walk of calls by their structure, from its second call, and the hashes of
         # structures seen once (see _keep_walk)
         self._class_walks: dict[tuple | int, ClassWalk | str] = {}
+        # the class key and walk of calls by their signature key less the leading size, where a kept
+        # ClassWalk gives them at any leading size, or NO_WALK (see _keep_leading)
+        self._leading_walks: dict[tuple, LeadingWalk | str] = {}
+        self._leading_probes: set = set()  # of their keys' _probe()s: a cheap test before leading_key's
         # hashes of the signatures of CUDA calls launched once by their class, with no recipe (see _run)
         self._seen: set[int] = set()
         # Triton's compiled kernels by what they were compiled for (LaunchRecipe.kernel_key): a
@@ -193,7 +198,20 @@ class PointwiseFunction:
                 pointers = [a.data_ptr() for a in (*args, *outputs) if isinstance(a, torch.Tensor)]
                 if recipe is not None and recipe.write(args, pointers, outputs):
                     return recipe.finish(outputs)
-        classed = self._class_key(args) if out is None else self._out_class_key(args, outputs)
+        # a call whose signature differs from an earlier one's only in its leading size (a growing
+        # sequence, a varying batch) takes its class key and walk from that size alone (LeadingWalk:
+        # 48.4 -> 32.8 us of Python for a rotation in place over a growing sequence on the CPU machine,
+        # a new batch beside a bias 22.2 -> 17.1: benchmarks/results/experiment_host_python_cpu.txt)
+        leading = (leading_key(key) if self._leading_walks and (out is None or outputs is not None)
+                   and _probe(key) in self._leading_probes else None)
+        walk = None if leading is None else self._leading_walks.get(leading[0])
+        if type(walk) is LeadingWalk:
+            classed = walk.classed(leading[1]) if out is None else walk.out_classed(args, outputs, leading[1])
+        else:
+            noted = [] if walk is None else None
+            classed = self._class_key(args, noted) if out is None else self._out_class_key(args, outputs, noted)
+            if noted and classed is not None:
+                self._keep_leading(key, classed, noted[0], args, outputs)
         if classed is not None and classed[2].type == "cuda" and DIRECT_LAUNCH:
             # A shape seen for the first time launches by its class, with no recipe: many shapes
             # come once (a growing sequence, a varying batch), and a recipe kept for each made
@@ -432,16 +450,18 @@ class PointwiseFunction:
     # alignment, the walk's structure, number types and device) serves every size: only the
     # size-dependent choices are made again.
 
-    def _class_key(self, args):
+    def _class_key(self, args, noted=None):
         """(class key, shape, device, walk) where every tensor argument is a plain tensor on one
         device: where all are row-major and of one shape of two elements or more, walk ("flat",
         strides); where they are row-major and their shapes broadcast to a shape whose dims group
         into two or more runs, each tensor broadcast along the whole of a run or along none of it
         (a 0-d tensor along all), walk ("broadcast", ...) (_broadcast_key); else the planner's walk,
         ("layout", ...) (_layout_key). A 0-d tensor in CPU memory is passed by value, as a number: its
-        part is its dtype, and the walk leaves it out. None for other calls."""
+        part is its dtype, and the walk leaves it out. None for other calls. `noted`: a list that
+        gets (the ClassWalk, False) where a kept walk that may serve a LeadingWalk gives the answer
+        (_run's, for _keep_leading; False: writes_apart's `dense` flag, which calls without out= do not ask)."""
         operands = self._class_operands(args)
-        return None if operands is None else self._operands_class(*operands)
+        return None if operands is None else self._operands_class(*operands, noted=noted)
 
     def _class_operands(self, args):
         """(tensors, parts, shape, device, row-major strides or None, one_shape) of a call's arguments
@@ -477,9 +497,9 @@ class PointwiseFunction:
         # (calls with a size 0 are refused by the caller)
         return tensors, parts, shape, device, call.row_major_strides(shape) if flat else None, one_shape
 
-    def _operands_class(self, tensors, parts, shape, device, standard, one_shape):
+    def _operands_class(self, tensors, parts, shape, device, standard, one_shape, noted=None):
         """_class_key's answer from _class_operands': from the ClassWalk of earlier calls of their
-        structure (class_walks.py) where there is one."""
+        structure (class_walks.py) where there is one (noted in `noted` as _class_key notes it)."""
         if standard is not None:
             if math.prod(shape) < 2:
                 return None
@@ -487,6 +507,8 @@ class PointwiseFunction:
         structure = dense_structure(tensors, parts, device) or leading_structure(tensors, parts, device)
         walk = self._class_walks.get(structure)
         if type(walk) is ClassWalk:
+            if noted is not None and walk.any_leading_size:
+                noted.append((walk, False))
             return walk.classed(tensors, device)
         if one_shape:  # strided tensors of one shape: no broadcast
             classed = self._layout_key(tensors, parts, device, shape)
@@ -512,14 +534,30 @@ class PointwiseFunction:
                 self._remember(self._class_walks, structure,
                                class_walk(classed, tensors, structure, device, outputs) or NO_WALK)
 
-    def _out_class_key(self, args, outputs):
+    def _keep_leading(self, key, classed, noted, args, outputs):
+        """Keep the LeadingWalk of a call (`key`: its signature key; `classed`: its class key and walk,
+        which a kept ClassWalk that gives the walks of its calls at any leading size gave: `noted`,
+        _class_key's), or NO_WALK where none checks out (class_walks.leading_walk)."""
+        walk, dense = noted
+        leading = leading_key(key)
+        if leading is None or leading[0] in self._leading_walks:
+            return
+        positions = tuple(k for k, a in enumerate(args) if type(a) is _Tensor and not _by_value(a))
+        made = leading_walk(classed, walk, leading[1], args, positions, outputs, dense)
+        if len(self._leading_walks) >= MAX_RECIPES:
+            self._leading_probes.clear()
+        self._remember(self._leading_walks, leading[0], made or NO_WALK)
+        self._leading_probes.add(_probe(key))
+
+    def _out_class_key(self, args, outputs, noted=None):
         """_class_key's answer for a call with out= tensors (`outputs`: plain tensors, else None), keyed
         by the outputs' dtypes too, where each output has the call's shape and device, no stride-0 dim,
         and elements apart from every input's and earlier output's but where it is exactly one of the
         inputs (in place: call.writes_apart); else None, and the planner checks the call
         (check_overlap says what overlaps). Outputs laid out as plan() would allocate them take the
         class of the call without them; others (a strided slice written in place, a transposed out=)
-        the planner's walk of the inputs and the outputs (_layout_key)."""
+        the planner's walk of the inputs and the outputs (_layout_key). `noted`: as _class_key's, with
+        the `dense` flag this asked writes_apart with."""
         if outputs is None or len(outputs) != self.num_outputs:
             return None
         operands = self._class_operands(args)
@@ -537,14 +575,17 @@ class PointwiseFunction:
             walk = self._class_walks.get(structure)
             classed = walk.classed(tensors, device, outputs) if type(walk) is ClassWalk else None
             # (a kept walk of the inputs alone serves outputs laid out as the planner allocates: checked here)
-            if classed is None or not (walk.writes or _laid_out_as(outputs, shape, classed[3][4])):
+            if classed is not None and (walk.writes or _laid_out_as(outputs, shape, classed[3][4])):
+                if noted is not None and walk.any_leading_size:
+                    noted.append((walk, structure[0] == "dense"))
+            else:
                 perm = call.layout_permutation(shape, [t.stride() for t in tensors])
                 laid_out = _laid_out_as(outputs, shape, call.allocation_strides(shape, perm))
                 classed = self._layout_key(tensors, parts, device, shape, None if laid_out else outputs, perm)
                 if type(walk) is not ClassWalk:
                     self._keep_walk(structure, walk, classed, tensors, device, outputs)
             return None if classed is None else ((classed[0], "out", dtypes), *classed[1:])
-        classed = self._operands_class(*operands)
+        classed = self._operands_class(*operands, noted=noted)
         if classed is None:
             return None
         key, shape, device, walk = classed
@@ -554,6 +595,8 @@ class PointwiseFunction:
         # the flat walk's strides, the broadcast walk's `standard`; a layout walk's allocation
         allocated = walk[1] if walk[0] == "flat" else walk[4]
         if not _laid_out_as(outputs, shape, allocated):
+            if noted:
+                noted.clear()  # not the kept walk's answer
             # the planner's walk orders the dims by the outputs' strides first
             classed = self._layout_key(tensors, parts, device, shape if one_shape else None, outputs)
             if classed is None:
@@ -1322,6 +1365,15 @@ class _ViewRecipe:
 def _paired_inputs(paired: tuple, input_count: int) -> tuple:
     """The positions of the inputs among Specialization.paired's pairs."""
     return tuple(k for pair in paired for k in pair if k < input_count)
+
+
+def _probe(key: tuple):
+    """The strides of a signature key's first tensor where its first argument is one, else None: the
+    same in every key of one leading_key (its strides are the leading key's), so a key whose probe no
+    kept LeadingWalk's key had has none (a transposed batch's strides hold its leading size: a new
+    probe every call, which a set answers in ~0.1 us where leading_key takes ~1-2)."""
+    first = key[0] if key else None
+    return first[2] if type(first) is tuple and len(first) == 5 else None
 
 
 def _laid_out_as(outputs, shape, allocated) -> bool:

@@ -1,0 +1,221 @@
+"""Calls whose signature differs from an earlier call's only in the leading size (a growing sequence,
+a varying batch) take their class key and walk from that size alone (class_walks.LeadingWalk), where
+the kept ClassWalk they come from gives its calls' walks at any leading size. Each such answer is
+checked against the full class path's (PointwiseFunction._class_key, _out_class_key) and every result
+against torch and the scalar function run as a fresh @pointwise function."""
+from __future__ import annotations
+
+import pytest
+import torch
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+import tritonize
+from tritonize import pointwise
+from tritonize.class_walks import LeadingWalk, leading_key
+from tritonize.decorator import NO_WALK, signature_key
+from tritonize.view import StridedView
+
+
+def _affine():
+    def affine(x, scale, shift):
+        return x * scale + shift
+    return pointwise(affine)
+
+
+def _values(shape, dtype, device, generator):
+    return (torch.randn(shape, generator=generator) * 8).to(dtype).to(device)
+
+
+# (x, scale, shift) of a leading size n, from a maker of values of a shape; each is walked by a kept
+# ClassWalk that gives its walk at any n
+LEADING = {
+    "bias": lambda v, n: (v((n, 4, 8)), v((n, 4, 8)), v((8,))),
+    "per-row column": lambda v, n: (v((n, 8)), v((n, 1)), v((n, 8))),
+    "broadcast leading dim": lambda v, n: (v((n, 3, 8)), v((1, 3, 8)), v((n, 1, 8))),
+    "strided slice": lambda v, n: (v((n, 16))[:, ::2], v((n, 8)), v((1, 8))),
+    "column slice": lambda v, n: (v((n, 11))[:, :8], v((n, 8)), v((n, 1))),
+    "every other row": lambda v, n: (v((2 * n, 8))[::2], v((n, 8)), v((n, 8))),
+    "expanded": lambda v, n: (v((n, 1)).expand(n, 8), v((n, 8)), v((8,))),
+    "inner dims permuted": lambda v, n: (v((n, 8, 4)).transpose(1, 2), v((n, 4, 8)), v((4, 1))),
+}
+# walks that hold the leading size in their strides (a new leading key every call) or order it among
+# the other dims by it
+NOT_LEADING = {
+    "transposed": lambda v, n: (v((8, n)).t(), v((n, 8)), v((8,))),
+    "permuted": lambda v, n: (v((4, n, 8)).transpose(0, 1), v((n, 4, 8)), v((n, 1, 8))),
+}
+
+
+def _full_path(fn, args, out=None):
+    """The class key and walk of the full class path (no LeadingWalk asked)."""
+    return fn._class_key(args) if out is None else fn._out_class_key(args, list(out))
+
+
+def _kept(fn, args, out=None):
+    """The LeadingWalk kept for calls like this one, its answer for this call, and the leading size."""
+    key = signature_key(args) + (signature_key(out) if out is not None else ())
+    found = leading_key(key)
+    assert found is not None
+    walk = fn._leading_walks.get(found[0])
+    if type(walk) is not LeadingWalk:
+        return None, None, found[1]
+    answer = walk.classed(found[1]) if out is None else walk.out_classed(args, list(out), found[1])
+    return walk, answer, found[1]
+
+
+def _check_result(fn, args, got):
+    expected = pointwise(fn.scalar_function)(*args)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    assert torch.equal(got, expected)
+    x, scale, shift = (a.double() if isinstance(a, torch.Tensor) else a for a in args)
+    rtol = {torch.bfloat16: 2**-8, torch.float16: 2**-11}.get(got.dtype, 1e-6)
+    torch.testing.assert_close(got.double(), x * scale + shift, rtol=rtol, atol=1e-3)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=lambda d: str(d)[6:])
+@pytest.mark.parametrize("layout", list(LEADING))
+def test_new_leading_sizes_take_the_kept_walk_s_answer(layout, dtype, device):
+    """From the third call of a structure (its ClassWalk kept on the second), calls of new leading
+    sizes take a LeadingWalk's class key and walk: the full class path's for that call, and the
+    results are torch's."""
+    fn, generator = _affine(), torch.Generator().manual_seed(5)
+    make = LEADING[layout]
+
+    def values(shape):
+        return _values(shape, dtype, device, generator)
+
+    for n in (6, 7, 9):  # plans, then the structure's walk, then the LeadingWalk
+        _check_result(fn, args := make(values, n), fn(*args))
+    for n in (2, 3, 10, 31, 64, 257):
+        args = make(values, n)
+        walk, answer, size = _kept(fn, args)
+        assert walk is not None and size == n, layout
+        assert answer == _full_path(fn, args)
+        _check_result(fn, args, fn(*args))
+
+
+@pytest.mark.parametrize("layout", list(NOT_LEADING))
+def test_walks_that_hold_the_leading_size_keep_no_leading_walk(layout, device):
+    """A transposed batch's strides hold its leading size, a permuted one orders its dims by it: no
+    LeadingWalk serves them, and their calls take the full class path (beside a LeadingWalk of another
+    layout, asked first)."""
+    fn, generator = _affine(), torch.Generator().manual_seed(6)
+
+    def values(shape):
+        return _values(shape, torch.float32, device, generator)
+
+    for n in (6, 7, 9):
+        fn(*LEADING["bias"](values, n))
+    for n in (6, 7, 9, 10, 33):
+        args = NOT_LEADING[layout](values, n)
+        _check_result(fn, args, fn(*args))
+        assert _kept(fn, args)[0] is None
+    assert sum(type(walk) is LeadingWalk for walk in fn._leading_walks.values()) == 1
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=lambda d: str(d)[6:])
+def test_a_rotation_in_place_over_a_growing_sequence_takes_a_leading_walk(dtype, device):
+    """The even and odd halves of rows rotated in place, a row more every call: a LeadingWalk with
+    out= tensors, which still asks call.writes_apart of each call; the results are the rotation into
+    fresh tensors, and nothing but the halves is written."""
+    @pointwise
+    def rotate(a, b, cos, sin):
+        return a * cos - b * sin, a * sin + b * cos
+
+    generator = torch.Generator().manual_seed(7)
+    buffer = _values((80, 130), dtype, device, generator)
+    table = _values((2, 80, 32), dtype, device, generator)
+    for n in list(range(3, 12)) + [40, 79]:
+        rows = buffer[:n, :64]
+        even, odd = rows[:, ::2], rows[:, 1::2]
+        cos, sin = table[0, :n], table[1, :n]
+        fresh = rotate(even.clone(), odd.clone(), cos, sin)
+        before = buffer.clone()
+        if n > 6:
+            walk, answer, _ = _kept(rotate, (even, odd, cos, sin), (even, odd))
+            assert walk is not None and answer == _full_path(rotate, (even, odd, cos, sin), (even, odd))
+        result = rotate(even, odd, cos, sin, out=(even, odd))
+        assert result[0] is even and result[1] is odd
+        assert torch.equal(even, fresh[0]) and torch.equal(odd, fresh[1])
+        assert torch.equal(buffer[:n, 64:], before[:n, 64:]) and torch.equal(buffer[n:], before[n:])
+
+
+def test_an_out_tensor_that_overlaps_an_input_is_refused_beside_a_leading_walk(device):
+    """Calls into the other half of one buffer keep a LeadingWalk; a call of the same signature whose
+    output overlaps its input by a row is refused (the walk asks writes_apart of every call), and one
+    whose output is apart again is written."""
+    fn, generator = _affine(), torch.Generator().manual_seed(8)
+    scale = _values((8,), torch.float32, device, generator)
+    for n in (6, 7, 9, 10):
+        buffer = _values((2 * n, 8), torch.float32, device, generator)
+        x, out = buffer[:n], buffer[n:]
+        expected = x * scale + 1.0
+        assert fn(x, scale, 1.0, out=out) is out and torch.equal(out, expected)
+    walk, answer, _ = _kept(fn, (x, scale, 1.0), (out,))
+    assert walk is not None and answer is not None
+    buffer = _values((12, 8), torch.float32, device, generator)
+    assert _kept(fn, (buffer[1:], scale, 1.0), (buffer[:-1],))[1] is None
+    with pytest.raises(tritonize.OutArgumentError, match="overlaps input 'x'"):
+        fn(buffer[1:], scale, 1.0, out=buffer[:-1])
+    buffer = _values((22, 8), torch.float32, device, generator)
+    expected = buffer[:11] * scale + 1.0
+    assert fn(buffer[:11], scale, 1.0, out=buffer[11:]) is not None and torch.equal(buffer[11:], expected)
+
+
+def test_leading_key_replaces_each_leading_size_of_the_call_s_rank():
+    """Tensors of the call's rank keep the rest of their shape and whether their leading size is 1;
+    others (lower ranks, numbers, a StridedView's key) keep their entries; leading sizes of two or more
+    must agree."""
+    a, b, c = torch.empty(5, 3, 4), torch.empty(1, 3, 4), torch.empty(4)
+    key = signature_key((a, b, c, 2.0))
+    found, size = leading_key(key)
+    assert size == 5 and found[2:] == key[2:]
+    assert found[0] == (a.dtype, torch.Size([3, 4]), False, a.stride(), a.device, True)
+    assert found[1] == (b.dtype, torch.Size([3, 4]), True, b.stride(), b.device, True)
+    assert leading_key(signature_key((torch.empty(6, 3, 4), b, c, 2.0)))[0] == found
+    assert leading_key(signature_key((a, torch.empty(6, 3, 4)))) is None  # no broadcast
+    assert leading_key(signature_key((b, b))) is None  # no leading size of two or more
+    assert leading_key(signature_key((torch.empty(0, 4), torch.empty(0, 4)))) is None
+    view = StridedView(torch.arange(10.0), (5,), (2,))
+    found, size = leading_key(signature_key((torch.empty(5), view)))
+    assert size == 5 and found[1] == view.key
+
+
+@st.composite
+def _calls(draw):
+    """A layout and dtype, and leading sizes of its calls in turn."""
+    layout = draw(st.sampled_from(sorted(LEADING) + sorted(NOT_LEADING)))
+    dtype = draw(st.sampled_from([torch.float32, torch.float16, torch.int32]))
+    sizes = draw(st.lists(st.integers(1, 70), min_size=3, max_size=9))
+    return layout, dtype, sizes
+
+
+@settings(max_examples=40, deadline=None)
+@given(_calls())
+def test_every_call_of_a_growing_batch_gives_the_full_path_s_answer(device, drawn):
+    """Calls of one layout at drawn leading sizes (1 among them: another signature), with out= into a
+    fresh tensor laid out as the planner allocates, or not: wherever a LeadingWalk answers, its answer
+    is the full class path's, and every result is the scalar function's."""
+    layout, dtype, sizes = drawn
+    fn, generator = _affine(), torch.Generator().manual_seed(len(sizes))
+    make = {**LEADING, **NOT_LEADING}[layout]
+
+    def values(shape):
+        return _values(shape, dtype, device, generator)
+
+    for k, n in enumerate(sizes):
+        args = make(values, n)
+        out = None
+        if k % 2:
+            shape = torch.broadcast_shapes(*(a.shape for a in args))
+            out = (torch.empty(shape, dtype=dtype, device=device),)
+        if fn._leading_walks:
+            walk, answer, _ = _kept(fn, args, out)
+            if walk is not None:
+                event("a LeadingWalk answered a call" + (" with out=" if out else ""))
+                assert answer == _full_path(fn, args, out)
+        got = fn(*args) if out is None else fn(*args, out=out[0])
+        _check_result(fn, args, got)
+    # every kept walk checked out (NO_WALK: one whose answer at another leading size was not the ClassWalk's)
+    assert NO_WALK not in fn._leading_walks.values()
