@@ -241,7 +241,8 @@ def any_leading_size(structure: tuple) -> bool:
     so they are dense in the same order at every leading size (the same structure)."""
     if structure[0] == "leading":
         return True
-    layouts = [*structure[3], *[layout for layout in (structure[4] if len(structure) > 4 else ()) if type(layout) is tuple]]
+    written = structure[4] if len(structure) > 4 else ()  # out_structure's: an input's position, or a layout
+    layouts = [*structure[3], *[layout for layout in written if type(layout) is tuple]]
     rank = max([count for count, _, _ in layouts])
     return all(order is None or count < rank or (ones and ones[0]) or order[-1] == 0 for count, ones, order in layouts)
 
@@ -252,11 +253,12 @@ class LeadingWalk:
     structure and no look at the tensors. Each such call's walk is that call's with its shape's
     leading size and the outermost size of the walk (the leading dim's, times the sizes of the dims
     merged with it) scaled; its strides, tile and masks are the same. `dense`: writes_apart's flag
-    for its out= tensors, as PointwiseFunction._out_class_key asks it."""
+    for its out= tensors, as PointwiseFunction._out_class_key asks it; `positions`: those of the call's
+    arguments that are the tensors it checks them against."""
 
-    def __init__(self, classed: tuple, size: int, positions: tuple, out: bool, dense: bool):
+    def __init__(self, classed: tuple, size: int, positions: tuple, dense: bool):
         self.key, shape, self.device, walk = classed
-        self.rest, self.kind, self.positions, self.out, self.dense = tuple(shape[1:]), walk[0], positions, out, dense
+        self.rest, self.kind, self.positions, self.dense = tuple(shape[1:]), walk[0], positions, dense
         self.outermost, self.inner_sizes = walk[1][0] // size, tuple(walk[1][1:])
         # the rest of the walk: a broadcast's masks and row-major strides (of dims after the leading one's
         # elements), or a layout's strides, tile and the outputs' allocation or strides
@@ -290,7 +292,7 @@ def leading_walk(classed: tuple, walk: ClassWalk, size: int, args, positions: tu
     scale alike, as the walk's outermost size is the leading size times the same product."""
     if classed[3][0] not in ("broadcast", "layout") or classed[3][1][0] % size:
         return None
-    made = LeadingWalk(classed, size, positions, outputs is not None, dense)
+    made = LeadingWalk(classed, size, positions, dense)
     if made.classed(size) != classed:
         return None
     tensors = [args[k] for k in positions]
