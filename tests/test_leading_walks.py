@@ -222,3 +222,29 @@ def test_every_call_of_a_growing_batch_gives_the_full_path_s_answer(device, draw
         _check_result(fn, args, got)
     # every kept walk checked out (NO_WALK: one whose answer at another leading size was not the ClassWalk's)
     assert NO_WALK not in fn._leading_walks.values()
+
+
+def test_leading_walks_beside_numbers_0d_tensors_and_two_outputs(device):
+    """A growing batch beside a Python number and a 0-d CPU tensor (passed by value), and a two-output
+    function written into an input in place and a fresh tensor: every call after the LeadingWalk is
+    kept gives the full class path's answer and the scalar function's results."""
+    @pointwise
+    def scaled_pair(x, bias, scale, shift):
+        return x * scale + bias, x - shift
+
+    generator = torch.Generator().manual_seed(9)
+    scale = torch.tensor(1.5)  # 0-d, in CPU memory: by value beside tensors of any device
+    answered = 0
+    for n in (4, 5, 6, 7, 8, 20, 33):
+        x = _values((n, 3, 8), torch.float32, device, generator)
+        bias = _values((3, 1), torch.float32, device, generator)
+        fresh = torch.empty(n, 3, 8, device=device)
+        expected = pointwise(scaled_pair.scalar_function)(x, bias, scale, 0.25)
+        walk, answer, _ = _kept(scaled_pair, (x, bias, scale, 0.25), (x, fresh))
+        if walk is not None:
+            answered += 1
+            assert answer == _full_path(scaled_pair, (x, bias, scale, 0.25), (x, fresh))
+        first, second = scaled_pair(x, bias, scale, 0.25, out=(x, fresh))
+        assert first is x and second is fresh
+        assert torch.equal(x, expected[0]) and torch.equal(fresh, expected[1])
+    assert answered >= 3
