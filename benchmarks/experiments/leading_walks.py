@@ -9,16 +9,15 @@ first on the path as benchmarks/experiments/host_python_cpu.py's docstring shows
 
     for tree in /tmp/base "" "" /tmp/base; do PYTHONPATH=$tree python -m benchmarks.experiments.leading_walks; done
 """
-import time
-
 import torch
 
 import tritonize
 from benchmarks.experiments.interleaved_out import eager_rotate, rotate
+from benchmarks.experiments.out_new_shapes import CALLS, round_us
 from benchmarks.run import OPS, best_in_turn
 
 
-CALLS, ROUNDS, ROW = 1000, 3, 64
+ROUNDS, ROW = 3, 64
 
 
 def eager_halves(even, odd, cos, sin):
@@ -75,14 +74,7 @@ def main():
     starts = iter(range(16, 16 + rounds * CALLS, CALLS))
 
     def one_round(fn, operands) -> float:
-        first = next(starts)
-        sets = [operands(n) for n in range(first, first + CALLS)]
-        torch.cuda.synchronize()
-        began = time.perf_counter()
-        for each in sets:
-            fn(*each)
-        torch.cuda.synchronize()
-        return (time.perf_counter() - began) / CALLS * 1e6
+        return round_us(fn, operands, next(starts))
 
     for label, (operands, ours, eager) in cases(buffer).items():
         for n in (5, 6, 7, 8):  # the class's template and kernels, its walk, its LeadingWalk
