@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import pytest
 import torch
-from hypothesis import event, example, given, settings
+from hypothesis import assume, event, example, given, settings
 from hypothesis import strategies as st
 
 import tritonize
 from tritonize import pointwise
-from tritonize.class_walks import LeadingWalk, leading_key
+from tritonize.class_walks import ClassWalk, LeadingWalk, leading_key
 from tritonize.decorator import NO_WALK, signature_key
 from tritonize.view import StridedView
+
+from test_runtime import (DENSE_FUNCTIONS, _dense_call, _out_call, _strided_call, dense_structures, leading_structures,
+                          out_structures)
 
 
 def _affine():
@@ -248,3 +251,72 @@ def test_leading_walks_beside_numbers_0d_tensors_and_two_outputs(device):
         assert first is x and second is fresh
         assert torch.equal(x, expected[0]) and torch.equal(fresh, expected[1])
     assert answered >= 3
+
+
+def _class_through_run(fn, args, outputs=None):
+    """A call's class as _run finds it on a miss: the full class path, which notes the kept ClassWalk
+    it answered from, then _keep_leading."""
+    key = signature_key(args) + (signature_key(outputs) if outputs is not None else ())
+    noted = []
+    classed = fn._class_key(args, noted) if outputs is None else fn._out_class_key(args, outputs, noted)
+    if noted and classed is not None:
+        fn._keep_leading(key, classed, noted[0], args, outputs)
+    return classed
+
+
+def _leading_against_planner(fn, first, second, first_out=None, second_out=None):
+    """Three calls of `first` (its structure's walk kept on the second, its LeadingWalk on the third),
+    then the LeadingWalk's answer for `second` (another leading size) against the planner's walk of it
+    (no ClassWalk kept); an event for each answer."""
+    for kept in (fn._class_walks, fn._leading_walks, fn._leading_probes):
+        kept.clear()
+    for _ in range(3):
+        _class_through_run(fn, first, first_out)
+    found = leading_key(signature_key(second) + (signature_key(second_out) if second_out is not None else ()))
+    walk = None if found is None else fn._leading_walks.get(found[0])
+    if type(walk) is not LeadingWalk:
+        kept = [walk for walk in fn._class_walks.values() if type(walk) is ClassWalk]
+        event("no LeadingWalk: " + ("it did not check out" if walk == NO_WALK else "no ClassWalk kept" if not kept
+                                    else "its ClassWalk not for every leading size"
+                                    if not kept[0].any_leading_size else "another leading key"))
+        return
+    answer = walk.classed(found[1]) if second_out is None else walk.out_classed(second, second_out, found[1])
+    fn._class_walks.clear()
+    assert answer == (fn._class_key(second) if second_out is None else fn._out_class_key(second, second_out))
+    event("a LeadingWalk answered the second call")
+
+
+@settings(max_examples=400, deadline=None)  # (most draws keep no walk that serves every leading size)
+@given(structure=leading_structures())
+def test_a_leading_walk_is_the_planners_walk_of_strided_tensors(structure):
+    """Slices with steps and gaps of a new leading size (test_runtime's leading structures):
+    wherever a LeadingWalk answers, its class key and walk are the planner's."""
+    tensors, (first_shape, second_shape) = structure
+    fn = DENSE_FUNCTIONS[len(tensors)]
+    _leading_against_planner(fn, _strided_call(tensors, first_shape), _strided_call(tensors, second_shape))
+
+
+@settings(max_examples=400, deadline=None)  # (most draws keep no walk that serves every leading size)
+@given(structure=dense_structures())
+def test_a_leading_walk_is_the_planners_walk_of_dense_tensors(structure):
+    """Permuted row-major tensors, broadcast or not, at a new leading size (test_runtime's dense
+    structures, the second call's shape the first's but for its leading size): wherever a LeadingWalk
+    answers (the leading dim outermost in every tensor of the call's rank), it is the planner's."""
+    tensors, (first_shape, other_shape) = structure
+    assume(other_shape[0] != first_shape[0])
+    fn = DENSE_FUNCTIONS[len(tensors)]
+    second_shape = [other_shape[0], *first_shape[1:]]
+    _leading_against_planner(fn, _dense_call(tensors, first_shape, "cpu"), _dense_call(tensors, second_shape, "cpu"))
+
+
+@settings(max_examples=400, deadline=None)  # (most draws keep no walk that serves every leading size)
+@given(structure=out_structures())
+def test_a_leading_walk_with_out_is_the_planners_walk(structure):
+    """Calls with out= (test_runtime's out structures: dense or strided, outputs fresh or in place) at
+    a new leading size: wherever a LeadingWalk answers, it is the planner's (_out_class_key's)."""
+    dense, inputs, outputs, (first_shape, other_shape) = structure
+    assume(other_shape[0] != first_shape[0])
+    fn = DENSE_FUNCTIONS[len(inputs)]
+    first = _out_call(dense, inputs, outputs, first_shape)
+    second = _out_call(dense, inputs, outputs, [other_shape[0], *first_shape[1:]])
+    _leading_against_planner(fn, first[0], second[0], first[1], second[1])
