@@ -251,10 +251,7 @@ class BuildKernel:
             # broadcast along p and every dim after it is one value per program too, loaded
             # without the tile's mask (Triton refuses a block mask on a single pointer)
             one_value = spec.tile is not None and set(range(spec.tile[0], spec.rank)) <= set(broadcast.get(param, ()))
-            if not strides or mask is None or one_value:
-                load = expr("tl.load(p)", p=address)
-            else:
-                load = expr("tl.load(p, mask=m)", p=address, m=name(mask))
+            load = _load(address, None if not strides or one_value else mask)
             if strides and spec.evict_last:
                 load.keywords.append(ast.keyword(arg="eviction_policy", value=ast.Constant("evict_last")))
             statements.append(assign(param, self.as_read(load, param_spec, param_spec.loaded_dtype)))
@@ -266,15 +263,13 @@ class BuildKernel:
         second = self.pairs[first][0]
         (param, pointer, strides), (other, _, _) = tensors[first], tensors[second]
         address = self.pair_address(pointer, strides)
-        load = expr("tl.load(p)", p=address) if mask is None else \
-            expr("tl.load(p, mask=m)", p=address, m=name(self.pair_mask))
+        load = _load(address, self.pair_mask)
         both = stmt("a, b = tl.split(tl.reshape(v, (BLOCK, 2)))", a=name(param, store=True), b=name(other, store=True),
                     v=load)
         single = []
         for label, label_pointer, strides in (tensors[first], tensors[second]):
             address = self.address(label_pointer, strides, self.index)
-            single.append(assign(label, expr("tl.load(p)", p=address) if mask is None else
-                                 expr("tl.load(p, mask=m)", p=address, m=name(mask))))
+            single.append(assign(label, _load(address, mask)))
         statements = [self.paired_access(first, [both], single)]
         for label in (param, other):
             param_spec = next(p for p in self.spec.params if p.name == label)
@@ -330,8 +325,7 @@ class BuildKernel:
                 named[k] = stored
                 continue
             address = self.address(pointer, strides, index, run, at_tid=at_tid)
-            statements.append(stmt("tl.store(p, v)", p=address, v=stored) if mask is None else
-                              stmt("tl.store(p, v, mask=m)", p=address, v=stored, m=name(mask)))
+            statements.append(_store(address, stored, mask))
         for first, (second, _) in sorted(self.pairs.items()):
             if first >= count:
                 statements.append(self.paired_stores(outputs, first - count, second - count, named, mask))
@@ -347,13 +341,11 @@ class BuildKernel:
         both = expr("tl.reshape(tl.join(tl.broadcast_to(a, [BLOCK]), tl.broadcast_to(b, [BLOCK])), [2 * BLOCK])",
                     a=values[first], b=values[second])
         address = self.pair_address(pointer, strides)
-        paired = stmt("tl.store(p, v)", p=address, v=both) if mask is None else \
-            stmt("tl.store(p, v, mask=m)", p=address, v=both, m=name(self.pair_mask))
+        paired = _store(address, both, self.pair_mask)
         single = []
         for k in (first, second):
             address = self.address(outputs[k][1], outputs[k][2], self.index)
-            single.append(stmt("tl.store(p, v)", p=address, v=values[k]) if mask is None else
-                          stmt("tl.store(p, v, mask=m)", p=address, v=values[k], m=name(mask)))
+            single.append(_store(address, values[k], mask))
         return self.paired_access(len(self.tensor_labels) + first, [paired], single)
 
     def decode(self, tid, index, sizes, rest="rest"):
@@ -455,6 +447,17 @@ class BuildKernel:
             offset = term if offset is None else ast.BinOp(left=offset, op=ast.Add(), right=term)
         return expr("p + o", p=name(pointer), o=offset)
 
+
+
+def _load(address: ast.expr, mask: str | None) -> ast.expr:
+    """tl.load at `address`, masked by the name `mask` unless it is None."""
+    return expr("tl.load(p)", p=address) if mask is None else expr("tl.load(p, mask=m)", p=address, m=name(mask))
+
+
+def _store(address: ast.expr, value: ast.expr, mask: str | None) -> ast.stmt:
+    """tl.store of `value` at `address`, masked by the name `mask` unless it is None."""
+    return stmt("tl.store(p, v)", p=address, v=value) if mask is None else \
+        stmt("tl.store(p, v, mask=m)", p=address, v=value, m=name(mask))
 
 
 def _size_node(size) -> ast.expr:
