@@ -198,20 +198,7 @@ class PointwiseFunction:
                 pointers = [a.data_ptr() for a in (*args, *outputs) if isinstance(a, torch.Tensor)]
                 if recipe is not None and recipe.write(args, pointers, outputs):
                     return recipe.finish(outputs)
-        # a call whose signature differs from an earlier one's only in its leading size (a growing
-        # sequence, a varying batch) takes its class key and walk from that size alone (LeadingWalk:
-        # 48.4 -> 32.8 us of Python for a rotation in place over a growing sequence on the CPU machine,
-        # a new batch beside a bias 22.2 -> 17.1: benchmarks/results/experiment_host_python_cpu.txt)
-        leading = (leading_key(key) if self._leading_walks and (out is None or outputs is not None)
-                   and _probe(key) in self._leading_probes else None)
-        walk = None if leading is None else self._leading_walks.get(leading[0])
-        if type(walk) is LeadingWalk:
-            classed = walk.classed(leading[1]) if out is None else walk.out_classed(args, outputs, leading[1])
-        else:
-            noted = [] if walk is None else None
-            classed = self._class_key(args, noted) if out is None else self._out_class_key(args, outputs, noted)
-            if noted and classed is not None:
-                self._keep_leading(key, classed, noted[0], args, outputs)
+        classed = self._missed_class(args, out, outputs, key)
         if classed is not None and classed[2].type == "cuda" and DIRECT_LAUNCH:
             # A shape seen for the first time launches by its class, with no recipe: many shapes
             # come once (a growing sequence, a varying batch), and a recipe kept for each made
@@ -245,6 +232,26 @@ class PointwiseFunction:
             recipe.write_guard = call.WriteGuard(plan.sizes, plan.inputs, plan.outputs)
             self._remember(self._out_recipes, key, recipe)
         return recipe.finish(launched)
+
+    def _missed_class(self, args, out, outputs, key):
+        """The class key and walk of a call the steady path missed (_run's `key`, `out` and its plain
+        `outputs`), or None: from the LeadingWalk of its leading_key where one is kept, else from the
+        full class path (_class_key, _out_class_key), which keeps one where its kept ClassWalk serves
+        every leading size (_keep_leading)."""
+        # a call whose signature differs from an earlier one's only in its leading size (a growing
+        # sequence, a varying batch) takes its class key and walk from that size alone (LeadingWalk:
+        # 48.4 -> 32.8 us of Python for a rotation in place over a growing sequence on the CPU machine,
+        # a new batch beside a bias 22.2 -> 17.1: benchmarks/results/experiment_host_python_cpu.txt)
+        leading = (leading_key(key) if self._leading_walks and (out is None or outputs is not None)
+                   and _probe(key) in self._leading_probes else None)
+        walk = None if leading is None else self._leading_walks.get(leading[0])
+        if type(walk) is LeadingWalk:
+            return walk.classed(leading[1]) if out is None else walk.out_classed(args, outputs, leading[1])
+        noted = [] if walk is None else None
+        classed = self._class_key(args, noted) if out is None else self._out_class_key(args, outputs, noted)
+        if noted and classed is not None:
+            self._keep_leading(key, classed, noted[0], args, outputs)
+        return classed
 
     @staticmethod
     def _remember(recipes: dict, key, recipe):

@@ -254,14 +254,9 @@ def test_leading_walks_beside_numbers_0d_tensors_and_two_outputs(device):
 
 
 def _class_through_run(fn, args, outputs=None):
-    """A call's class as _run finds it on a miss: the full class path, which notes the kept ClassWalk
-    it answered from, then _keep_leading."""
+    """A call's class as _run finds it on a miss (PointwiseFunction._missed_class)."""
     key = signature_key(args) + (signature_key(outputs) if outputs is not None else ())
-    noted = []
-    classed = fn._class_key(args, noted) if outputs is None else fn._out_class_key(args, outputs, noted)
-    if noted and classed is not None:
-        fn._keep_leading(key, classed, noted[0], args, outputs)
-    return classed
+    return fn._missed_class(args, outputs, outputs, key)
 
 
 def _leading_against_planner(fn, first, second, first_out=None, second_out=None):
