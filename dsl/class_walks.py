@@ -20,6 +20,10 @@ Either way the broadcast shape may have no size-1 dim (the outputs' layout would
 dims' strides). The class key of a new batch beside a bias took 3.9 us of Python where it took
 7.3, a new transposed batch's 5.7 where it took 9.0 (the CPU machine;
 results/experiment_new_shape_classes_h100.txt).
+
+Calls whose signatures differ only in their leading size (a growing sequence, a varying batch,
+transposed or not) take their class key and walk from that size alone, with no structure made:
+LeadingWalk, kept by leading_key.
 """
 from __future__ import annotations
 
@@ -142,7 +146,9 @@ class ClassWalk:
         # a merged dim's stride is its innermost dim's (call.coalesce)
         self.inner = [dims[-1] for dims in self.groups]
         self.merged = any(len(dims) > 1 for dims in self.groups)
-        self.any_leading_size = any_leading_size(structure)  # may serve a LeadingWalk
+        # a LeadingWalk of its calls is kept by their leading key, else by its scaled form (_keep_leading)
+        self.any_leading_size = any_leading_size(structure)
+        self.with_outputs = len(structure) > 4  # out_structure's
 
     def leading_outermost(self) -> bool:
         """Does this layout walk take the leading dim outermost, ordered before every other dim by
@@ -155,6 +161,15 @@ class ClassWalk:
             if leading and any(abs(stride) == leading for stride in strides[1:]):
                 return False
         return True
+
+    def layout_of(self, tensors: list, outputs: list | None = None) -> tuple:
+        """What the structure of these tensors (and out= tensors), made as this walk's was, holds but
+        the class key's parts and the device."""
+        if self.with_outputs:
+            structure = out_structure(tensors, outputs, (), None)
+        else:
+            structure = dense_structure(tensors, (), None) or leading_structure(tensors, (), None)
+        return structure[0], structure[3:]
 
     def classed(self, tensors: list, device, outputs: list | None = None) -> tuple | None:
         """The class key, shape, device and walk of a call of this structure (its tensors, and its
@@ -207,29 +222,50 @@ def class_walk(classed: tuple, tensors: list, structure: tuple, device, outputs:
     return made if made.classed(tensors, device, outputs) == classed else None
 
 
-def leading_key(key: tuple) -> tuple | None:
+def leading_key(key: tuple, scaled: bool = False) -> tuple | None:
     """(`key` less its leading size, the leading size) of a call's signature key (decorator.signature_key's
     entries: each tensor's (dtype, shape, strides, device, aligned), each number's type, and the out=
     tensors' after them): each tensor of the call's rank has its entry's shape replaced by the rest of
     its shape and whether its leading size is 1 (broadcast along it); the others keep theirs. None
-    where the tensors of the call's rank differ in their leading sizes of two or more, or have none."""
-    rank = 0
+    where the tensors of the call's rank differ in their leading sizes of two or more, or have none.
+    `scaled`: those of the leading size have their strides as scaled_strides gives them (a transposed
+    batch's hold the leading size), so that calls of one layout at every leading size share the key."""
+    rank = size = 0  # the call's rank, and the leading size of two or more of its first tensor of it that has one
     for entry in key:
-        if type(entry) is tuple and len(entry) == 5 and len(entry[1]) > rank:
-            rank = len(entry[1])
-    size, entries = None, []
-    for entry in key:
-        if type(entry) is tuple and len(entry) == 5 and rank and len(entry[1]) == rank:
+        if type(entry) is tuple and len(entry) == 5:
             shape = entry[1]
-            if shape[0] != 1:
-                if size is None:
-                    size = shape[0]
-                elif shape[0] != size:
-                    return None  # a broadcast error, or an empty call: the planner's
-            entries.append((entry[0], shape[1:], shape[0] == 1, entry[2], entry[3], entry[4]))
+            if len(shape) > rank:
+                rank, size = len(shape), shape[0] if shape[0] != 1 else 0
+            elif not size and len(shape) == rank and rank and shape[0] != 1:
+                size = shape[0]
+    if size < 2:
+        return None
+    entries = []
+    for entry in key:
+        if type(entry) is tuple and len(entry) == 5 and len(entry[1]) == rank:
+            shape = entry[1]
+            if shape[0] == 1:
+                entries.append((entry[0], shape[1:], True, entry[2], entry[3], entry[4]))
+            elif shape[0] != size:
+                return None  # a broadcast error: the planner's
+            else:
+                entries.append((entry[0], shape[1:], False, scaled_strides(entry[2], size) if scaled else entry[2],
+                                entry[3], entry[4]))
         else:
             entries.append(entry)
-    return None if size is None or size < 2 else (tuple(entries), size)
+    return tuple(entries), size
+
+
+def scaled_strides(strides, size: int) -> tuple:
+    """Strides with each multiple of `size` (the leading size) written as minus its factor: (1, -1) for a
+    transposed (n, 64) batch's (1, n) at every n. torch's strides are never negative, so each call's
+    strides are its key's again at its own size (at_size), and two layouts of one size never share one."""
+    return tuple([-(stride // size) if not stride % size else stride for stride in strides])
+
+
+def at_size(numbers, size: int) -> list:
+    """Sizes or strides written as scaled_strides writes them, at a leading size."""
+    return [number if number >= 0 else -number * size for number in numbers]
 
 
 def any_leading_size(structure: tuple) -> bool:
@@ -248,32 +284,41 @@ def any_leading_size(structure: tuple) -> bool:
 
 
 class LeadingWalk:
-    """The class key and walk of the calls whose leading_key is one call's, where a kept ClassWalk
-    gives them at any leading size (any_leading_size): made from the leading size alone, with no
-    structure and no look at the tensors. Each such call's walk is that call's with its shape's
-    leading size and the outermost size of the walk (the leading dim's, times the sizes of the dims
-    merged with it) scaled; its strides, tile and masks are the same. `dense`: writes_apart's flag
-    for its out= tensors, as PointwiseFunction._out_class_key asks it; `positions`: those of the call's
-    arguments that are the tensors it checks them against."""
+    """The class key and walk of the calls whose leading_key is one call's (its scaled form, where their
+    strides hold the leading size), where a kept ClassWalk gives them at any leading size: made from
+    the leading size alone, with no structure and no look at the tensors. Each size and stride of such
+    a call's walk (and of its outputs' allocation) is a constant or a multiple of the leading size
+    (its leading dim's, times the sizes of the dims merged with it; a transposed batch's strides), held
+    as scaled_strides holds them; its masks and tile are the same at every size. `dense`:
+    writes_apart's flag for its out= tensors, as PointwiseFunction._out_class_key asks it; `positions`:
+    those of the call's arguments that are the tensors it checks them against."""
 
-    def __init__(self, classed: tuple, size: int, positions: tuple, dense: bool):
+    def __init__(self, classed: tuple, sizes: tuple, numbers: tuple, positions: tuple, dense: bool):
         self.key, shape, self.device, walk = classed
         self.rest, self.kind, self.positions, self.dense = tuple(shape[1:]), walk[0], positions, dense
-        self.outermost, self.inner_sizes = walk[1][0] // size, tuple(walk[1][1:])
-        # the rest of the walk: a broadcast's masks and row-major strides (of dims after the leading one's
-        # elements), or a layout's strides, tile and the outputs' allocation or strides
-        self.fixed = walk[2:]
+        self.sizes = sizes
+        if self.kind == "broadcast":  # masks, and row-major strides of the shape (no leading size: fitted_walk)
+            self.masks, (self.standard,) = walk[2], numbers
+        else:  # each tensor's strides, the tile, and the outputs' allocation or strides
+            self.walked, self.allocated, self.written = numbers
+            self.tile = walk[3]
+            # (a walk whose strides hold no leading size copies them: ~0.4 us less than at_size's)
+            self.scaled = any(min(numbers, default=0) < 0 for numbers in (*self.walked, self.allocated or (),
+                                                                          *(self.written or ())))
 
     def classed(self, size: int) -> tuple:
         """The class key, shape, device and walk of a call of this leading size."""
-        sizes = (size * self.outermost, *self.inner_sizes)
+        sizes = tuple(at_size(self.sizes, size))
         if self.kind == "broadcast":
-            walk = ("broadcast", sizes, *self.fixed)
-        else:  # fresh lists, as ClassWalk.classed makes them
-            walked, tile, allocated, written = self.fixed
-            walk = ("layout", sizes, [list(strides) for strides in walked], tile,
-                    None if allocated is None else list(allocated),
-                    None if written is None else [list(strides) for strides in written])
+            walk = ("broadcast", sizes, self.masks, None, self.standard)
+        elif self.scaled:  # fresh lists, as ClassWalk.classed makes them
+            walk = ("layout", sizes, [at_size(strides, size) for strides in self.walked], self.tile,
+                    None if self.allocated is None else at_size(self.allocated, size),
+                    None if self.written is None else [at_size(strides, size) for strides in self.written])
+        else:
+            walk = ("layout", sizes, [list(strides) for strides in self.walked], self.tile,
+                    None if self.allocated is None else list(self.allocated),
+                    None if self.written is None else [list(strides) for strides in self.written])
         return self.key, (size, *self.rest), self.device, walk
 
     def out_classed(self, args, outputs: list, size: int) -> tuple | None:
@@ -284,26 +329,113 @@ class LeadingWalk:
         return classed if call.writes_apart(tensors, outputs, classed[1], self.device, dense=self.dense) else None
 
 
-def leading_walk(classed: tuple, walk: ClassWalk, size: int, args, positions: tuple, outputs: list | None,
-                 dense: bool) -> LeadingWalk | None:
-    """The LeadingWalk of a call (`classed`, from its kept `walk`; its leading size `size`; `positions`:
-    those of its tensor arguments the walk holds), where it gives the walk's answer at this size and at
-    another (tensors of the meta device of that size, the walk's own sums and products): both sizes
-    scale alike, as the walk's outermost size is the leading size times the same product."""
-    if classed[3][0] not in ("broadcast", "layout") or classed[3][1][0] % size:
+class _Unfitted(Exception):
+    """A walk's size or stride that is neither a constant nor a multiple of the leading size."""
+
+
+def _fitted(first, second, size: int, other: int) -> tuple | None:
+    """Sizes or strides of a walk at two leading sizes (`first` at `size`, `second` at `other`; None at
+    both: none) as scaled_strides writes them: each a constant where both are the same, else minus its
+    factor where both are that multiple of their leading size; _Unfitted where one is neither."""
+    if first is None or second is None or len(first) != len(second):
+        if first is None and second is None:
+            return None
+        raise _Unfitted
+    fitted = []
+    for number, there in zip(first, second):
+        if number == there and number >= 0:
+            fitted.append(number)
+        elif number > 0 and not number % size and there == number // size * other:
+            fitted.append(-(number // size))
+        else:
+            raise _Unfitted
+    return tuple(fitted)
+
+
+def _fitted_lists(first, second, size: int, other: int) -> tuple | None:
+    """_fitted of each of several tensors' strides (None at both: none)."""
+    if first is None or second is None or len(first) != len(second):
+        if first is None and second is None:
+            return None
+        raise _Unfitted
+    return tuple([_fitted(mine, theirs, size, other) for mine, theirs in zip(first, second)])
+
+
+def fitted_walk(classed: tuple, size: int, there: tuple, other: int, positions: tuple,
+                dense: bool) -> LeadingWalk | None:
+    """The LeadingWalk of a call's class key and walk (`classed`, at leading size `size`) and of the same
+    layout's at another (`there`, at `other`; its key may lack the outputs' dtypes), where each of their
+    sizes and strides is a constant or a multiple of the leading size, and the rest is the same."""
+    (_, shape, _, walk), (_, there_shape, _, there_walk) = classed, there
+    if (walk[0] not in ("broadcast", "layout") or there_walk[0] != walk[0] or walk[3] != there_walk[3]
+            or shape[0] != size or there_shape[0] != other or tuple(shape[1:]) != tuple(there_shape[1:])):
         return None
-    made = LeadingWalk(classed, size, positions, dense)
-    if made.classed(size) != classed:
+    try:
+        sizes = _fitted(walk[1], there_walk[1], size, other)
+        if walk[0] == "broadcast":  # its masks, and no expanded strides (a shape without size-1 dims)
+            if walk[2] != there_walk[2]:
+                return None
+            numbers = (_fitted(walk[4], there_walk[4], size, other),)
+            if min(numbers[0], default=0) < 0:
+                return None
+        else:  # its tile (compared above), each tensor's strides, the outputs' allocation or strides
+            numbers = (_fitted_lists(walk[2], there_walk[2], size, other),
+                       _fitted(walk[4], there_walk[4], size, other),
+                       _fitted_lists(walk[5], there_walk[5], size, other))
+    except _Unfitted:
+        return None
+    return LeadingWalk(classed, sizes, numbers, positions, dense)
+
+
+def leading_walk(classed: tuple, walk: ClassWalk, size: int, args, positions: tuple, outputs: list | None,
+                 dense: bool, scaled: bool = False) -> LeadingWalk | None:
+    """The LeadingWalk of a call (`classed`, from its kept `walk`; its leading size `size`; `positions`:
+    those of its tensor arguments the walk holds; `scaled`: its key is leading_key's scaled form), where
+    it gives the walk's answer at this size and at two others: tensors of the meta device of those
+    sizes, with the strides of the call's key there, that are of the walk's structure. Each size and
+    stride of the walk's answer is a product of the tensors' sizes and strides, of which only the
+    leading size may change, at most once a product: a constant or a multiple of it (as the fit at two
+    sizes finds it), the same at a third and at every size where the structure is the same. A dense
+    structure's layout is each tensor's order of dims by strides: where the strides hold the leading
+    size, the same at every size of two or more (no two strides of dims of two or more tie), so long as
+    no size-1 dim's stride, which the order places too, sits among them."""
+    if classed[3][0] not in ("broadcast", "layout"):
         return None
     tensors = [args[k] for k in positions]
-    rank = max([t.dim() for t in (*tensors, *(outputs or ()))])
-    other = size + 3
+    operands = [*tensors, *(outputs or ())]
+    rank = max([t.dim() for t in operands])
+    if scaled and any(t.dim() == rank and t.shape[0] == size and 1 in t.shape
+                      and any(stride and not stride % size for stride in t.stride()) for t in operands):
+        return None
 
-    def resized(tensor):
-        shape = tensor.shape
-        if tensor.dim() == rank and shape[0] != 1:
-            shape = (other, *shape[1:])
-        return torch.empty_strided(shape, tensor.stride(), dtype=tensor.dtype, device="meta")
-    there = walk.classed([resized(t) for t in tensors], classed[2], outputs and [resized(o) for o in outputs])
+    def there(other):
+        """The walk's answer for the call's layout at leading size `other`, or None where the tensors
+        there are not of the walk's structure."""
+        resized = {}  # by id: an output that is an input (in place) stays that input
+        for tensor in operands:
+            if id(tensor) not in resized:
+                shape, strides = tensor.shape, tensor.stride()
+                if tensor.dim() == rank and shape[0] != 1:
+                    shape = (other, *shape[1:])
+                    if scaled:
+                        strides = at_size(scaled_strides(strides, size), other)
+                resized[id(tensor)] = torch.empty_strided(shape, strides, dtype=tensor.dtype, device="meta")
+        metas = [resized[id(t)] for t in tensors]
+        outs = None if outputs is None else [resized[id(o)] for o in outputs]
+        if walk.layout_of(metas, outs) != walk.layout_of(tensors, outputs):
+            return None
+        found = walk.classed(metas, classed[2], outs)
+        # out= tensors that the walk does not hold are laid out as the call allocates (_out_class_key)
+        allocated = None if found is None or outs is None else found[3][4]
+        if allocated is not None and not all(call.same_walk(found[1], o.stride(), allocated) for o in outs):
+            return None
+        return found
+
+    first, second = size + 3, 2 * size + 1
+    found = there(first)
+    made = None if found is None else fitted_walk(classed, size, found, first, positions, dense)
+    if made is None or made.classed(size) != classed:
+        return None
     # (the walk's key is the class key less the outputs' dtypes, which a call with out= adds)
-    return made if there is not None and there[1:] == made.classed(other)[1:] else None
+    found = there(second)
+    return made if found is not None and found[1:] == made.classed(second)[1:] else None

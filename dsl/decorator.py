@@ -16,7 +16,7 @@ from torch._subclasses.fake_tensor import is_fake
 
 from tritonize import approximations, cache, call, display, log, torch_ops
 from tritonize.class_walks import (ClassWalk, class_walk, dense_structure, leading_key, leading_structure,
-                                   LeadingWalk, leading_walk, out_structure)
+                                   LeadingWalk, leading_walk, out_structure, scaled_strides)
 from tritonize.launch import direct_launcher, extern_libs, grid_launcher, integer_classes, three_dims
 from tritonize.errors import ArgumentCountError, BroadcastError, CallError, OutArgumentError, UnsupportedSyntax
 from tritonize.passes import (ParamSpec, Specialization, derive_backward, generate_module, infer_output_types,
@@ -89,6 +89,7 @@ class PointwiseFunction:
         # ClassWalk gives them at any leading size, or NO_WALK (see _keep_leading)
         self._leading_walks: dict[tuple, LeadingWalk | str] = {}
         self._leading_probes: set = set()  # of their keys' _probe()s: a cheap test before leading_key's
+        self._scaled_probes: set = set()  # of those kept by scaled keys, their keys' _scaled_probe()s
         # hashes of the signatures of CUDA calls launched once by their class, with no recipe (see _run)
         self._seen: set[int] = set()
         # Triton's compiled kernels by what they were compiled for (LaunchRecipe.kernel_key): a
@@ -235,23 +236,38 @@ class PointwiseFunction:
 
     def _missed_class(self, args, out, outputs, key):
         """The class key and walk of a call the steady path missed (_run's `key`, `out` and its plain
-        `outputs`), or None: from the LeadingWalk of its leading_key where one is kept, else from the
-        full class path (_class_key, _out_class_key), which keeps one where its kept ClassWalk serves
-        every leading size (_keep_leading)."""
+        `outputs`), or None: from the LeadingWalk of its leading_key (or its scaled form) where one is
+        kept, else from the full class path (_class_key, _out_class_key), which keeps one where a kept
+        ClassWalk gives the answer (_keep_leading)."""
         # a call whose signature differs from an earlier one's only in its leading size (a growing
         # sequence, a varying batch) takes its class key and walk from that size alone (LeadingWalk:
         # 48.4 -> 32.8 us of Python for a rotation in place over a growing sequence on the CPU machine,
         # a new batch beside a bias 22.2 -> 17.1: benchmarks/results/experiment_host_python_cpu.txt)
-        leading = (leading_key(key) if self._leading_walks and (out is None or outputs is not None)
-                   and _probe(key) in self._leading_probes else None)
-        walk = None if leading is None else self._leading_walks.get(leading[0])
-        if type(walk) is LeadingWalk:
-            return walk.classed(leading[1]) if out is None else walk.out_classed(args, outputs, leading[1])
+        walk, asked = None, {}
+        if self._leading_walks and (out is None or outputs is not None):
+            walk, leading, asked = self._leading_walk(key)
+            if type(walk) is LeadingWalk:
+                return walk.classed(leading[1]) if out is None else walk.out_classed(args, outputs, leading[1])
         noted = [] if walk is None else None
         classed = self._class_key(args, noted) if out is None else self._out_class_key(args, outputs, noted)
         if noted and classed is not None:
-            self._keep_leading(key, classed, noted[0], args, outputs)
+            self._keep_leading(key, classed, noted[0], args, outputs, asked)
         return classed
+
+    def _leading_walk(self, key):
+        """(the LeadingWalk kept for calls of this signature key, NO_WALK, or None where none is noted; the
+        leading key it is kept by; the leading keys asked, by whether they are scaled). A key whose leading
+        key has no walk noted asks the scaled form (a transposed batch's: its strides hold the leading
+        size, so its plain leading key is new every call)."""
+        walk = leading = None
+        asked = {}
+        if _probe(key) in self._leading_probes:
+            leading = asked[False] = leading_key(key)
+            walk = None if leading is None else self._leading_walks.get(leading[0])
+        if walk is None and self._scaled_probes and _scaled_probe(key) in self._scaled_probes:
+            leading = asked[True] = leading_key(key, scaled=True)
+            walk = None if leading is None else self._leading_walks.get(leading[0])
+        return walk, leading, asked
 
     @staticmethod
     def _remember(recipes: dict, key, recipe):
@@ -465,8 +481,7 @@ class PointwiseFunction:
         (a 0-d tensor along all), walk ("broadcast", ...) (_broadcast_key); else the planner's walk,
         ("layout", ...) (_layout_key). A 0-d tensor in CPU memory is passed by value, as a number: its
         part is its dtype, and the walk leaves it out. None for other calls. `noted`: a list that
-        gets (the ClassWalk, False) where a kept walk that may serve a LeadingWalk gives the answer
-        (_run's, for _keep_leading; False: writes_apart's `dense` flag, which calls without out= do not ask)."""
+        gets (the ClassWalk, False) where a kept walk gives the answer (_run's, for _keep_leading; False: writes_apart's `dense` flag, which calls without out= do not ask)."""
         operands = self._class_operands(args)
         return None if operands is None else self._operands_class(*operands, noted=noted)
 
@@ -514,7 +529,7 @@ class PointwiseFunction:
         structure = dense_structure(tensors, parts, device) or leading_structure(tensors, parts, device)
         walk = self._class_walks.get(structure)
         if type(walk) is ClassWalk:
-            if noted is not None and walk.any_leading_size:
+            if noted is not None:
                 noted.append((walk, False))
             return walk.classed(tensors, device)
         if one_shape:  # strided tensors of one shape: no broadcast
@@ -541,20 +556,27 @@ class PointwiseFunction:
                 self._remember(self._class_walks, structure,
                                class_walk(classed, tensors, structure, device, outputs) or NO_WALK)
 
-    def _keep_leading(self, key, classed, noted, args, outputs):
+    def _keep_leading(self, key, classed, noted, args, outputs, asked):
         """Keep the LeadingWalk of a call (`key`: its signature key; `classed`: its class key and walk,
-        which a kept ClassWalk that gives the walks of its calls at any leading size gave: `noted`,
-        _class_key's), or NO_WALK where none checks out (class_walks.leading_walk)."""
+        which a kept ClassWalk gave: `noted`, _class_key's; `asked`: its leading keys that
+        _leading_walk made), or NO_WALK where none checks out (class_walks.leading_walk). It is kept by
+        the leading key, or by its scaled form where the ClassWalk's strides may hold the leading size
+        (not any_leading_size: a transposed batch's)."""
         walk, dense = noted
-        leading = leading_key(key)
+        scaled = not walk.any_leading_size
+        leading = asked[scaled] if scaled in asked else leading_key(key, scaled)
         if leading is None or leading[0] in self._leading_walks:
             return
         positions = tuple(k for k, a in enumerate(args) if type(a) is _Tensor and not _by_value(a))
-        made = leading_walk(classed, walk, leading[1], args, positions, outputs, dense)
+        made = leading_walk(classed, walk, leading[1], args, positions, outputs, dense, scaled)
         if len(self._leading_walks) >= MAX_RECIPES:
             self._leading_probes.clear()
+            self._scaled_probes.clear()
         self._remember(self._leading_walks, leading[0], made or NO_WALK)
-        self._leading_probes.add(_probe(key))
+        if scaled:
+            self._scaled_probes.add(_scaled_probe(key))
+        else:
+            self._leading_probes.add(_probe(key))
 
     def _out_class_key(self, args, outputs, noted=None):
         """_class_key's answer for a call with out= tensors (`outputs`: plain tensors, else None), keyed
@@ -583,7 +605,7 @@ class PointwiseFunction:
             classed = walk.classed(tensors, device, outputs) if type(walk) is ClassWalk else None
             # (a kept walk of the inputs alone serves outputs laid out as the planner allocates: checked here)
             if classed is not None and (walk.writes or _laid_out_as(outputs, shape, classed[3][4])):
-                if noted is not None and walk.any_leading_size:
+                if noted is not None:
                     noted.append((walk, structure[0] == "dense"))
             else:
                 perm = call.layout_permutation(shape, [t.stride() for t in tensors])
@@ -1381,6 +1403,16 @@ def _probe(key: tuple):
     probe every call, which a set answers in ~0.1 us where leading_key takes ~1-2)."""
     first = key[0] if key else None
     return first[2] if type(first) is tuple and len(first) == 5 else None
+
+
+def _scaled_probe(key: tuple):
+    """_probe of leading_key's scaled form: the first tensor's strides as scaled_strides writes them at
+    its own leading size where that is two or more (the call's, where it is of the call's rank)."""
+    first = key[0] if key else None
+    if type(first) is not tuple or len(first) != 5:
+        return None
+    shape = first[1]
+    return scaled_strides(first[2], shape[0]) if shape and shape[0] > 1 else first[2]
 
 
 def _laid_out_as(outputs, shape, allocated) -> bool:
