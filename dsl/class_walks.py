@@ -296,7 +296,11 @@ class LeadingWalk:
     def __init__(self, classed: tuple, sizes: tuple, numbers: tuple, positions: tuple, dense: bool):
         self.key, shape, self.device, walk = classed
         self.rest, self.kind, self.positions, self.dense = tuple(shape[1:]), walk[0], positions, dense
-        self.sizes = sizes
+        # most walks scale their outermost size alone: (size * outermost, *inner) takes ~0.1 us less than
+        # at_size's; others keep `scaled_sizes`
+        outermost_alone = sizes[0] < 0 and min(sizes[1:], default=0) >= 0
+        self.scaled_sizes = None if outermost_alone else sizes
+        self.outermost, self.inner_sizes = -sizes[0], sizes[1:]
         if self.kind == "broadcast":  # masks, and row-major strides of the shape (no leading size: fitted_walk)
             self.masks, (self.standard,) = walk[2], numbers
         else:  # each tensor's strides, the tile, and the outputs' allocation or strides
@@ -308,7 +312,10 @@ class LeadingWalk:
 
     def classed(self, size: int) -> tuple:
         """The class key, shape, device and walk of a call of this leading size."""
-        sizes = tuple(at_size(self.sizes, size))
+        if self.scaled_sizes is None:
+            sizes = (size * self.outermost, *self.inner_sizes)
+        else:
+            sizes = tuple(at_size(self.scaled_sizes, size))
         if self.kind == "broadcast":
             walk = ("broadcast", sizes, self.masks, None, self.standard)
         elif self.scaled:  # fresh lists, as ClassWalk.classed makes them

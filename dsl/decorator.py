@@ -243,31 +243,30 @@ class PointwiseFunction:
         # sequence, a varying batch) takes its class key and walk from that size alone (LeadingWalk:
         # 48.4 -> 32.8 us of Python for a rotation in place over a growing sequence on the CPU machine,
         # a new batch beside a bias 22.2 -> 17.1: benchmarks/results/experiment_host_python_cpu.txt)
-        walk, asked = None, {}
+        walk = leading = scaled = None
         if self._leading_walks and (out is None or outputs is not None):
-            walk, leading, asked = self._leading_walk(key)
+            walk, leading, scaled = self._leading_walk(key)
             if type(walk) is LeadingWalk:
                 return walk.classed(leading[1]) if out is None else walk.out_classed(args, outputs, leading[1])
         noted = [] if walk is None else None
         classed = self._class_key(args, noted) if out is None else self._out_class_key(args, outputs, noted)
         if noted and classed is not None:
-            self._keep_leading(key, classed, noted[0], args, outputs, asked)
+            self._keep_leading(key, classed, noted[0], args, outputs, leading, scaled)
         return classed
 
     def _leading_walk(self, key):
         """(the LeadingWalk kept for calls of this signature key, NO_WALK, or None where none is noted; the
-        leading key it is kept by; the leading keys asked, by whether they are scaled). A key whose leading
-        key has no walk noted asks the scaled form (a transposed batch's: its strides hold the leading
-        size, so its plain leading key is new every call)."""
+        last leading key asked, or None; whether it is the scaled form). A key whose leading key has no
+        walk noted asks the scaled form (a transposed batch's: its strides hold the leading size, so its
+        plain leading key is new every call)."""
         walk = leading = None
-        asked = {}
         if _probe(key) in self._leading_probes:
-            leading = asked[False] = leading_key(key)
+            leading = leading_key(key)
             walk = None if leading is None else self._leading_walks.get(leading[0])
         if walk is None and self._scaled_probes and _scaled_probe(key) in self._scaled_probes:
-            leading = asked[True] = leading_key(key, scaled=True)
-            walk = None if leading is None else self._leading_walks.get(leading[0])
-        return walk, leading, asked
+            leading = leading_key(key, scaled=True)
+            return None if leading is None else self._leading_walks.get(leading[0]), leading, True
+        return walk, leading, False
 
     @staticmethod
     def _remember(recipes: dict, key, recipe):
@@ -556,15 +555,15 @@ class PointwiseFunction:
                 self._remember(self._class_walks, structure,
                                class_walk(classed, tensors, structure, device, outputs) or NO_WALK)
 
-    def _keep_leading(self, key, classed, noted, args, outputs, asked):
+    def _keep_leading(self, key, classed, noted, args, outputs, asked, asked_scaled):
         """Keep the LeadingWalk of a call (`key`: its signature key; `classed`: its class key and walk,
-        which a kept ClassWalk gave: `noted`, _class_key's; `asked`: its leading keys that
-        _leading_walk made), or NO_WALK where none checks out (class_walks.leading_walk). It is kept by
-        the leading key, or by its scaled form where the ClassWalk's strides may hold the leading size
-        (not any_leading_size: a transposed batch's)."""
+        which a kept ClassWalk gave: `noted`, _class_key's; `asked`: the leading key _leading_walk asked
+        last, or None, and `asked_scaled`, whether it is the scaled form), or NO_WALK where none checks
+        out (class_walks.leading_walk). It is kept by the leading key, or by its scaled form where the
+        ClassWalk's strides may hold the leading size (not any_leading_size: a transposed batch's)."""
         walk, dense = noted
         scaled = not walk.any_leading_size
-        leading = asked[scaled] if scaled in asked else leading_key(key, scaled)
+        leading = asked if asked is not None and asked_scaled is scaled else leading_key(key, scaled)
         if leading is None or leading[0] in self._leading_walks:
             return
         positions = tuple(k for k, a in enumerate(args) if type(a) is _Tensor and not _by_value(a))
