@@ -85,8 +85,8 @@ class PointwiseFunction:
         # the class key and walk of calls by their structure, from its second call, and the hashes of
         # structures seen once (see _keep_walk)
         self._class_walks: dict[tuple | int, ClassWalk | str] = {}
-        # the class key and walk of calls by their signature key less the leading size, where a kept
-        # ClassWalk gives them at any leading size, or NO_WALK (see _keep_leading)
+        # the class key and walk of calls by their signature key less the leading size (or its scaled
+        # form, where their strides hold that size), from a kept ClassWalk's, or NO_WALK (see _keep_leading)
         self._leading_walks: dict[tuple, LeadingWalk | str] = {}
         self._leading_probes: set = set()  # of their keys' _probe()s: a cheap test before leading_key's
         self._scaled_probes: set = set()  # of those kept by scaled keys, their keys' _scaled_probe()s
@@ -242,7 +242,8 @@ class PointwiseFunction:
         # a call whose signature differs from an earlier one's only in its leading size (a growing
         # sequence, a varying batch) takes its class key and walk from that size alone (LeadingWalk:
         # 48.4 -> 32.8 us of Python for a rotation in place over a growing sequence on the CPU machine,
-        # a new batch beside a bias 22.2 -> 17.1: benchmarks/results/experiment_host_python_cpu.txt)
+        # a new batch beside a bias 22.2 -> 17.1; by the scaled key since session 36, a new transposed
+        # batch 33.2 -> 27.0, one multiplied in place 40.9 -> 31.0: benchmarks/results/experiment_host_python_cpu.txt)
         walk = leading = scaled = None
         if self._leading_walks and (out is None or outputs is not None):
             walk, leading, scaled = self._leading_walk(key)
@@ -480,7 +481,8 @@ class PointwiseFunction:
         (a 0-d tensor along all), walk ("broadcast", ...) (_broadcast_key); else the planner's walk,
         ("layout", ...) (_layout_key). A 0-d tensor in CPU memory is passed by value, as a number: its
         part is its dtype, and the walk leaves it out. None for other calls. `noted`: a list that
-        gets (the ClassWalk, False) where a kept walk gives the answer (_run's, for _keep_leading; False: writes_apart's `dense` flag, which calls without out= do not ask)."""
+        gets (the ClassWalk, False) where a kept walk gives the answer (_run's, for _keep_leading;
+        False: writes_apart's `dense` flag, which calls without out= do not ask)."""
         operands = self._class_operands(args)
         return None if operands is None else self._operands_class(*operands, noted=noted)
 

@@ -144,7 +144,8 @@ def test_a_transposed_batch_multiplied_in_place_takes_a_scaled_leading_walk(devi
     generator = torch.Generator().manual_seed(10)
     answered = 0
     for n in (5, 7, 9, 11, 13, 37):
-        x, y = _values((16, n), torch.float32, device, generator).t(), _values((n, 16), torch.float32, device, generator)
+        x = _values((16, n), torch.float32, device, generator).t()
+        y = _values((n, 16), torch.float32, device, generator)
         expected, before = x * y, y.clone()
         walk, answer, _ = _kept(mul, (x, y), (x,))
         if walk is not None:
