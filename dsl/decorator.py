@@ -136,7 +136,24 @@ class PointwiseFunction:
             elif len(kwargs) == 1:
                 # out= keys its tensors after the arguments (lists, numbers and such miss)
                 out, recipes = kwargs.get("out"), self._out_recipes
-                operands = (*args, out) if type(out) is _Tensor else (*args, *out) if type(out) is tuple else None
+                if len(args) == 2 and type(out) is _Tensor and type(args[0]) is _Tensor and type(args[1]) is _Tensor:
+                    # two plain tensors into a third (x.add_(y), add(a, b, out=c)), keyed without the loop
+                    # below as two without out= are above: ~0.3 us of a call's ~2.9 us of Python on the CPU
+                    # machine; a call that needs grad, or whose pointers the write guard refuses, goes on
+                    # to the checks after the loop
+                    a, b = args
+                    if not ((a.requires_grad or b.requires_grad or out.requires_grad) and _is_grad_enabled()):
+                        pointers = (a.data_ptr(), b.data_ptr(), out.data_ptr())
+                        key = ((a.dtype, a.shape, a.stride(), a.device, pointers[0] & 15 == 0),
+                               (b.dtype, b.shape, b.stride(), b.device, pointers[1] & 15 == 0),
+                               (out.dtype, out.shape, out.stride(), out.device, pointers[2] & 15 == 0))
+                        recipe = recipes.get(key)
+                        if recipe is None:
+                            return self._run(args, out=out, key=key)
+                        if recipe.write(args, pointers, out):
+                            return out
+                else:
+                    operands = (*args, out) if type(out) is _Tensor else (*args, *out) if type(out) is tuple else None
         if operands is not None:
             # The steady path: a call like an earlier one is its key, a dict lookup and a launch.
             # The key is signature_key's, built here rather than in a function of its own, and

@@ -592,6 +592,24 @@ def test_memoized_out_calls_check_outputs_against_each_other(device):
         both(x, out=(buffer[8:16], buffer[8:16]))
 
 
+def test_out_beside_an_input_requiring_grad_is_refused_after_its_signature_is_memoized(device):
+    """Two tensors into a third take the steady path's own key (requires_grad is not in it): an input
+    that requires grad is refused there too, with nothing written, and written under no_grad."""
+    x, out = torch.randn(4, device=device), torch.zeros(4, device=device)
+    y = torch.randn(4, device=device, requires_grad=True)
+    with torch.no_grad():
+        for _ in range(2):
+            assert add(x, y, out=out) is out
+    torch.testing.assert_close(out, (x + y).detach())
+    before = out.clone()
+    with pytest.raises(tritonize.CallError, match="out= does not support automatic differentiation"):
+        add(x * 2, y, out=out)
+    assert torch.equal(out, before)
+    with torch.no_grad():
+        add(x * 2, y, out=out)
+    torch.testing.assert_close(out, (x * 2 + y).detach())
+
+
 def test_out_requiring_grad_is_refused_while_grad_is_enabled(device):
     """As torch: out= cannot be differentiated, also when only out requires grad."""
     x = torch.randn(4, device=device)

@@ -156,6 +156,8 @@ def time_steady(labels, rounds: int) -> dict:
     a, b, c, d = (torch.randn(1024) for _ in range(4))
     calls = {
         "steady add": lambda: add(a, b),
+        "add(a, b, out=c)": lambda: add(a, b, out=c),
+        "add(c, b, out=c), in place": lambda: add(c, b, out=c),
         "ops.add_(c, b)": lambda: ops.add_(c, b),
         "ops.mul(a, 0.5)": lambda: ops.mul(a, 0.5),
         "ops.addcmul_(c, a, b, value=0.1)": lambda: ops.addcmul_(c, a, b, value=0.1),
