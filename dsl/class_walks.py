@@ -340,14 +340,22 @@ class _Unfitted(Exception):
     """A walk's size or stride that is neither a constant nor a multiple of the leading size."""
 
 
+def _neither(first, second) -> bool:
+    """Are both of a walk's parts at two leading sizes None (nothing to fit)? _Unfitted where one is
+    None and the other is not, or their lengths differ."""
+    if first is None and second is None:
+        return True
+    if first is None or second is None or len(first) != len(second):
+        raise _Unfitted
+    return False
+
+
 def _fitted(first, second, size: int, other: int) -> tuple | None:
     """Sizes or strides of a walk at two leading sizes (`first` at `size`, `second` at `other`; None at
     both: none) as scaled_strides writes them: each a constant where both are the same, else minus its
     factor where both are that multiple of their leading size; _Unfitted where one is neither."""
-    if first is None or second is None or len(first) != len(second):
-        if first is None and second is None:
-            return None
-        raise _Unfitted
+    if _neither(first, second):
+        return None
     fitted = []
     for number, there in zip(first, second):
         if number == there and number >= 0:
@@ -361,10 +369,8 @@ def _fitted(first, second, size: int, other: int) -> tuple | None:
 
 def _fitted_lists(first, second, size: int, other: int) -> tuple | None:
     """_fitted of each of several tensors' strides (None at both: none)."""
-    if first is None or second is None or len(first) != len(second):
-        if first is None and second is None:
-            return None
-        raise _Unfitted
+    if _neither(first, second):
+        return None
     return tuple([_fitted(mine, theirs, size, other) for mine, theirs in zip(first, second)])
 
 
@@ -414,6 +420,7 @@ def leading_walk(classed: tuple, walk: ClassWalk, size: int, args, positions: tu
     if scaled and any(t.dim() == rank and t.shape[0] == size and 1 in t.shape
                       and any(stride and not stride % size for stride in t.stride()) for t in operands):
         return None
+    own = walk.layout_of(tensors, outputs)  # the call's structure, less its parts and device
 
     def there(other):
         """The walk's answer for the call's layout at leading size `other`, or None where the tensors
@@ -429,7 +436,7 @@ def leading_walk(classed: tuple, walk: ClassWalk, size: int, args, positions: tu
                 resized[id(tensor)] = torch.empty_strided(shape, strides, dtype=tensor.dtype, device="meta")
         metas = [resized[id(t)] for t in tensors]
         outs = None if outputs is None else [resized[id(o)] for o in outputs]
-        if walk.layout_of(metas, outs) != walk.layout_of(tensors, outputs):
+        if walk.layout_of(metas, outs) != own:
             return None
         found = walk.classed(metas, classed[2], outs)
         # out= tensors that the walk does not hold are laid out as the call allocates (_out_class_key)
