@@ -128,9 +128,10 @@ def hardsigmoid_one_sixth_kernel(input):
 def hardswish_kernel(input):
     if input <= -3.0:
         return input * 0.0  # -0.0 below -3, NaN at -inf, as torch's x * 0 / 6
-    if input >= 3.0:
-        return input * 6.0 / 6.0  # not always x itself in float32
-    return input * (input + 3.0) / 6.0
+    # one division for both branches (selects compute every branch, and a float64 division is a dozen
+    # instructions: two made float64 hardswish 0.90x eager on an H200); x * 6 / 6 is not always x in float32
+    scaled = input * 6.0 if input >= 3.0 else input * (input + 3.0)
+    return scaled / 6.0
 
 
 @pointwise
