@@ -119,8 +119,10 @@ MATH_TABLE: dict[str, MathFn] = {
 # 29.2 us, asinh 30.1/34.6, pow 54.1/68.9, tanh 21.9/22.5, cosh 20.9/21.7, atan 22.2/28.1, atan2
 # 36.6/41.1; acos 26.1/21.7, asin 25.8/22.0, fmod (remainder) 31.1/27.3, ldexp 40.0/38.2; the
 # rest within noise (results/experiment_libdevice_h200.txt, experiment_op_library_h200.txt). atan2
-# has since taken CUDA 13's steps as a float32 composite (float32_math), faster than either.
-TOOLKIT_FASTER = {"sinh", "cosh", "tanh", "asinh", "pow", "atan"}
+# has since taken CUDA 13's steps as a float32 composite (float32_math), faster than either. float64
+# sin, cos and tan: 72.3, 71.7 and 70.7 us against Triton's 78.8, 78.9 and 77.8 (eager 71.9, 72.0, 70.6;
+# the same results), where float32 and bfloat16 sin ran the same with either (experiment_float64_h200.txt).
+TOOLKIT_FASTER = {"sinh", "cosh", "tanh", "asinh", "pow", "atan", "sin", "cos", "tan"}
 TOOLKIT_SLOWER = {"acos", "asin", "fmod", "ldexp"}
 
 
