@@ -553,6 +553,9 @@ CUDA_SMALL_COSTLY_BLOCK = 512
 # the flat block and warps where an input's loads are gathered (its innermost stride is neither
 # 0 nor 1): two elements per thread (see launch_shape)
 CUDA_GATHER_BLOCK, CUDA_GATHER_WARPS = 512, 8
+# the flat block where some operand is WIDE_ELEMENT_BYTES wide (float64, int64): 4 elements per thread
+# with CUDA_WARPS, the bytes a thread of CUDA_BLOCK moves in float32 (see launch_shape)
+WIDE_ELEMENT_BYTES, CUDA_WIDE_ELEMENT_BLOCK = 8, 512
 # tiles of kernels that make HEAVY_MATH_CALLS or more costly math calls per element (a sin and a
 # cos), whose operands are wider than 16 bits: 32 x 16 elements with 2 warps at every size; 16-bit
 # ones: 32 x 32 with 4 below a wave, 32 x 64 with 4 from it (see tile_elements and tile_shape)
@@ -610,10 +613,17 @@ def launch_shape(device: torch.device, sizes: tuple, tile, costly_calls: int = 0
         # took 0.4-4% off float32 and 0.7-9% off bfloat16 at 2^18..2^26 on an H100, 512 with 8
         # the same as 256 with 4 there; on an H200 512 with 8 beat 256 with 4 by up to 4% and
         # 1024 with 4 by 0.4-12%, but for bfloat16 at 2^24 (1.3% slower; tune_gather_h*.txt)
+        # benchmarks/experiments/op_library.py on an H200, float64 and int64 (experiment_float64_h200.txt):
+        # blocks of 512 against 1024, both with 4 warps, took the library's 168 rows 2.3% faster at 2^24
+        # (digamma 21%, floor_divide 19%, log, tanh and expm1 6%; gelu 3% slower), ten rows 5% at 2^20
+        # and 4% at 2^26. Write-only and narrow-output kernels (fill, isnan), 26% and 3% slower at 512
+        # as dependent launches, grow back to 1024 there (dependent_block)
         if gathered:
             block, warps = CUDA_GATHER_BLOCK, CUDA_GATHER_WARPS
         elif small_costly_blocks(device, sizes, costly_calls > 0):
             block, warps = CUDA_SMALL_COSTLY_BLOCK, CUDA_WARPS
+        elif element_bytes >= WIDE_ELEMENT_BYTES:
+            block, warps = CUDA_WIDE_ELEMENT_BLOCK, CUDA_WARPS
         else:
             block, warps = CUDA_BLOCK, CUDA_WARPS
         if dependent:

@@ -353,6 +353,27 @@ def test_dependent_flat_blocks_grow_until_a_program_moves_6_kib(monkeypatch):
         call.launch_shape(cuda, (4096, 4096), tile)
 
 
+def test_flat_walks_of_8_byte_elements_take_blocks_of_512(monkeypatch):
+    """call.launch_shape: a flat CUDA walk with a float64 or int64 operand (8-byte lines) takes blocks of
+    512 with 4 warps, 4 elements a thread; as a dependent launch, one that moves few bytes an element
+    (a fill's write, float64 -> bool) grows back to 1024, and narrower walks and tiles keep theirs."""
+    monkeypatch.setattr(call, "device_threads", lambda device: 132 * 2048)
+    cuda = torch.device("cuda", 0)
+    assert call.launch_shape(cuda, (2**20,), None, element_bytes=8) == ((512,), 4)
+    assert call.launch_shape(cuda, (2**24,), None, element_bytes=8, dependent=True, bytes_per_element=16.0) == \
+        ((512,), 4)  # float64 unary: 8 KB a program
+    assert call.launch_shape(cuda, (2**24,), None, element_bytes=8, dependent=True, bytes_per_element=8.0) == \
+        ((1024,), 4)  # fill: 4 KB at 512, under DEPENDENT_PROGRAM_BYTES
+    assert call.launch_shape(cuda, (2**24,), None, element_bytes=8, dependent=True, bytes_per_element=9.0) == \
+        ((1024,), 4)  # isnan
+    assert call.launch_shape(cuda, (2**24,), None, element_bytes=4) == ((1024,), 4)
+    assert call.launch_shape(cuda, (2**24,), None, element_bytes=8, gathered=True) == \
+        ((call.CUDA_GATHER_BLOCK,), call.CUDA_GATHER_WARPS)
+    tile = (0, 1, ())
+    assert call.launch_shape(cuda, (4096, 4096), tile, element_bytes=8) == \
+        call.launch_shape(cuda, (4096, 4096), tile, element_bytes=4)
+
+
 def test_dependent_16_bit_blocks_of_wide_thread_math_keep_their_warps(monkeypatch):
     """call.dependent_block with `wide_threads`: a grown 16-bit block keeps 4 warps (16 elements a
     thread) where the kernel's math gains from it (math_table.gains_from_wide_threads); wider
