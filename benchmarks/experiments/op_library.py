@@ -1,8 +1,9 @@
 """Is any op of the library slower than torch eager's own kernel? Every case of the op tests
 (tests/test_ops_cases.py: the same arguments, domains and keyword arguments) run through
 tritonize.ops and through torch, on contiguous 4096 x 4096 inputs (2^24 elements), float32 and
-bfloat16 for float cases, int32 for the integer-only ones; rows printed slowest first against
-eager. This is the speed `tritonize.enable()` gives each aten op, less the host time of a call.
+bfloat16 for float cases, int32 for the integer-only ones (or the dtypes --dtypes names: float16 and
+float64 for float cases, integer dtypes for the others); rows printed slowest first against eager.
+This is the speed `tritonize.enable()` gives each aten op, less the host time of a call.
 
     python -m benchmarks.experiments.op_library [--dtypes float32,bfloat16] [--only id,id] [--contract]
         [--config BLOCK/WARPS] [--compile] [--part K/N] [--graphs] [--shape ROWSxCOLS] [--registers]
@@ -39,9 +40,13 @@ CLOSE = {torch.float32: 1e-5, torch.bfloat16: 1.6e-2, torch.float16: 2e-3, torch
 
 
 def dtypes_of(case, wanted):
-    """The dtypes a case is timed in: the wanted floats it is tested in, else int32."""
-    floats = [d for d in wanted if d in case.floats]
-    return floats or ([torch.int32] if not case.floats else [])
+    """The dtypes a case is timed in: the wanted floats it is tested in (float64: every float case that
+    tests/test_ops_dtypes.py checks against torch in every dtype); an integer-only case, the wanted
+    integer dtypes, else int32."""
+    floats = [d for d in wanted if d in case.floats or (d == torch.float64 and case.floats and case.parity)]
+    if floats or case.floats:
+        return floats
+    return [d for d in wanted if not d.is_floating_point and d != torch.bool] or [torch.int32]
 
 
 def outputs(result):
