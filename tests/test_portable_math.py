@@ -11,6 +11,7 @@ or is itself inaccurate). When a GPU is present the same module is compiled with
 Target: relative error <= 1e-13 against the true float64 value; special values (nan, +-inf,
 signed zeros) exactly as torch.
 """
+import ast
 import atexit
 import importlib.util
 import inspect
@@ -244,6 +245,19 @@ def test_module_exports_every_function():
 def test_source_is_straight_line_and_self_contained(name):
     assert_follows_generator_rules(FUNCS[name], {f"portable_{n}" for n in FUNCS},
                                    {"math", "where", "abs", "minimum", "maximum", "full", "int64", "float64"})
+
+
+def test_digamma_divides_twice_and_calls_no_sine():
+    """CUDA runs portable_digamma in float64, where a division is a dozen instructions and sin more: with
+    thirteen divisions and two sins it ran 0.28x eager on an H200, with two and none 0.93x
+    (benchmarks/results/experiment_float64_h200.txt). Straight-line code computes every branch, so each
+    one added costs every element."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(FUNCS["digamma"])))
+    divisions = [node for node in ast.walk(tree) if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)]
+    calls = {node.func.attr for node in ast.walk(tree) if isinstance(node, ast.Call)
+             and isinstance(node.func, ast.Attribute)}
+    assert len(divisions) == 2, [ast.unparse(node) for node in divisions]
+    assert not calls & {"sin", "cos"}, calls
 
 
 # ---------------------------------------------------------------------------------------------
