@@ -798,3 +798,19 @@ def test_host_new_shapes_transposed_gives_every_call_a_transposed_batch_no_call_
     lines = [line for line in text if line.startswith("A new transposed batch")]
     assert len(lines) == 1 and all(label in lines[0] for label in systems)
     assert not [line for line in text if line.startswith("A new batch")]
+
+
+def test_op_library_agreement_compares_element_by_element():
+    """benchmarks/experiments/op_library.agreement: a value is off only where it is off relatively and
+    absolutely (a float16 result eager's chain underflowed to 0, or a large one an ulp apart, agrees);
+    infinities agree only with themselves; NaNs must sit where eager's do."""
+    from benchmarks.experiments.op_library import agreement
+    half = dict(dtype=torch.float16)
+    assert agreement(torch.tensor([6e-5, 1000.0, math.inf], **half), torch.tensor([0.0, 1000.5, math.inf], **half)) == "ok"
+    assert agreement(torch.tensor([-0.01, 1.0], **half), torch.tensor([-0.0, 1.0], **half)) == "rel 1.0e+28 on 1"
+    assert agreement(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 2.1])) == "rel 4.8e-02 on 1"
+    assert agreement(torch.tensor([math.inf]), torch.tensor([-math.inf])) == "1 infinities differ"
+    assert agreement(torch.tensor([3e38]), torch.tensor([math.inf])) == "1 infinities differ"
+    assert agreement(torch.tensor([math.nan, 1.0]), torch.tensor([1.0, 1.0])) == "NaN positions differ"
+    assert agreement(torch.tensor([1, 2]), torch.tensor([1, 3])) == "1 differ"
+    assert agreement((torch.tensor([1.0]), torch.tensor([2.0])), (torch.tensor([1.0]), torch.tensor([2.0]))) == "ok"
