@@ -71,13 +71,13 @@ def agreement(ours, theirs) -> str:
         # float16 result that eager's chain underflowed to 0 is off relatively only, a large one by an ulp
         # absolutely only); an infinity agrees only with itself
         close = CLOSE[a.dtype]
-        off = (a64 - b64).abs()
-        off = ((off > close * b64.abs()) & (off > close)) | ((a64 != b64) & (a64.isinf() | b64.isinf()))
+        infinite = (a64 != b64) & (a64.isinf() | b64.isinf())
+        if bool(infinite.any()):
+            return f"{int(infinite.sum())} infinities differ"
+        difference = (a64 - b64).abs()
+        off = (difference > close * b64.abs()) & (difference > close)
         if bool(off.any()):
-            infinite = off & (a64.isinf() | b64.isinf())
-            if bool(infinite.any()):
-                return f"{int(infinite.sum())} infinities differ"
-            worst = float(((a64 - b64).abs() / b64.abs().clamp_min(1e-30))[off].max())
+            worst = float((difference / b64.abs().clamp_min(1e-30))[off].max())
             return f"rel {worst:.1e} on {int(off.sum())}"
     return "ok"
 
