@@ -42,7 +42,7 @@ GRAPH_SIZES = (2**20, 2**22)
 # target reads them: do_bench's flush costs a 2^24 bfloat16 add a tenth of its time
 STEADY_FROM = 2**24
 # results must match eager to these; integer and bool ones (benchmarks.tune --dtypes uint8) exactly
-TOLERANCE = {torch.float32: 1e-5, torch.bfloat16: 2e-2, torch.float16: 2e-3}
+TOLERANCE = {torch.float64: 1e-12, torch.float32: 1e-5, torch.bfloat16: 2e-2, torch.float16: 2e-3}
 
 
 def log(message):
@@ -200,8 +200,9 @@ def check(name, ours, reference, dtype):
     ours = ours if isinstance(ours, tuple) else (ours,)
     reference = reference if isinstance(reference, tuple) else (reference,)
     tolerance = TOLERANCE.get(dtype, 0)
+    compared = torch.float64 if dtype == torch.float64 else torch.float32  # float64 ulps stay ulps
     for a, b in zip(ours, reference):
-        torch.testing.assert_close(a.float(), b.float(), rtol=tolerance, atol=tolerance,
+        torch.testing.assert_close(a.to(compared), b.to(compared), rtol=tolerance, atol=tolerance,
                                    msg=lambda m: f"{name}: tritonize disagrees with eager: {m}")
 
 
