@@ -18,7 +18,8 @@ from tritonize import approximations, cache, call, display, log, torch_ops
 from tritonize.class_walks import (ClassWalk, class_walk, dense_structure, leading_key, leading_structure,
                                    LeadingWalk, leading_walk, out_structure, scaled_strides)
 from tritonize.launch import direct_launcher, extern_libs, grid_launcher, integer_classes, three_dims
-from tritonize.errors import ArgumentCountError, BroadcastError, CallError, OutArgumentError, UnsupportedSyntax
+from tritonize.errors import (ArgumentCountError, BroadcastError, CallError, DSLError, OutArgumentError,
+                              UnsupportedSyntax, without_internal_frames)
 from tritonize.passes import (ParamSpec, Specialization, derive_backward, generate_module, infer_output_types,
                               run_frontend)
 from tritonize.passes.ast_tools import names_read
@@ -31,6 +32,18 @@ __version__ = "0.1.0"
 
 # Triton's interpreter patches triton.language globally while a kernel runs
 _INTERPRETER_LOCK = threading.Lock()
+
+
+def _entry_point(method):
+    """A public method whose tritonize errors are raised again from here without the frames they
+    passed through (errors.without_internal_frames), as __call__ raises its own."""
+    @functools.wraps(method)
+    def entry_point(*args, **kwargs):
+        try:
+            return method(*args, **kwargs)
+        except (DSLError, CallError) as error:
+            raise without_internal_frames(error)
+    return entry_point
 
 
 class PointwiseFunction:
@@ -107,89 +120,96 @@ class PointwiseFunction:
     # -- calling ------------------------------------------------------------------------------
 
     def __call__(self, *args, **kwargs):
-        out = operands = None
-        if len(args) == self._steady_arity and not _is_dynamo_compiling():
-            if not kwargs:
-                # one or two plain tensors, the commonest calls, keyed without the loop below:
-                # ~0.3 us of a ~9 us call (its lists, appends and iterations)
-                if len(args) == 2:
-                    a, b = args
-                    if type(a) is _Tensor and type(b) is _Tensor and not (
-                            (a.requires_grad or b.requires_grad) and _is_grad_enabled()):
-                        pointer_a, pointer_b = a.data_ptr(), b.data_ptr()
-                        key = ((a.dtype, a.shape, a.stride(), a.device, pointer_a & 15 == 0),
-                               (b.dtype, b.shape, b.stride(), b.device, pointer_b & 15 == 0))
-                        recipe = self._recipes.get(key)
-                        if recipe is not None:
-                            return recipe.call(args, (pointer_a, pointer_b))
-                        return self._run(args, key=key)  # the loop below would make the same key
-                elif len(args) == 1:
-                    a = args[0]
-                    if type(a) is _Tensor and not (a.requires_grad and _is_grad_enabled()):
-                        pointer_a = a.data_ptr()
-                        key = ((a.dtype, a.shape, a.stride(), a.device, pointer_a & 15 == 0),)
-                        recipe = self._recipes.get(key)
-                        if recipe is not None:
-                            return recipe.call(args, (pointer_a,))
-                        return self._run(args, key=key)
-                operands, recipes = args, self._recipes
-            elif len(kwargs) == 1:
-                # out= keys its tensors after the arguments (lists, numbers and such miss)
-                out, recipes = kwargs.get("out"), self._out_recipes
-                if len(args) == 2 and type(out) is _Tensor and type(args[0]) is _Tensor and type(args[1]) is _Tensor:
-                    # two plain tensors into a third (x.add_(y), add(a, b, out=c)), keyed without the loop
-                    # below as two without out= are above: ~0.3 us of a call's ~2.9 us of Python on the CPU
-                    # machine; a call that needs grad, or whose pointers the write guard refuses, goes on
-                    # to the checks after the loop
-                    a, b = args
-                    if not ((a.requires_grad or b.requires_grad or out.requires_grad) and _is_grad_enabled()):
-                        pointers = (a.data_ptr(), b.data_ptr(), out.data_ptr())
-                        key = ((a.dtype, a.shape, a.stride(), a.device, pointers[0] & 15 == 0),
-                               (b.dtype, b.shape, b.stride(), b.device, pointers[1] & 15 == 0),
-                               (out.dtype, out.shape, out.stride(), out.device, pointers[2] & 15 == 0))
-                        recipe = recipes.get(key)
-                        if recipe is None:
-                            return self._run(args, out=out, key=key)
-                        if recipe.write(args, pointers, out):
-                            return out
-                else:
-                    operands = (*args, out) if type(out) is _Tensor else (*args, *out) if type(out) is tuple else None
-        if operands is not None:
-            # The steady path: a call like an earlier one is its key, a dict lookup and a launch.
-            # The key is signature_key's, built here rather than in a function of its own, and
-            # each tensor's data_ptr() serves both its key and the launch: at ~0.2 us per Python
-            # call, the layers were a quarter of a tiny call's host time.
-            key, pointers = [], []
-            for a in operands:
-                if type(a) is _Tensor:
-                    # an argument (autograd must record the call) or an out= tensor (torch refuses it)
-                    if a.requires_grad and _is_grad_enabled():  # the flag first: it is cheaper to read
+        # tritonize's errors are raised again from here without the frames they passed through (the
+        # planner's, the compiler's): a try costs the steady path nothing on Python 3.11 and later
+        try:
+            out = operands = None
+            if len(args) == self._steady_arity and not _is_dynamo_compiling():
+                if not kwargs:
+                    # one or two plain tensors, the commonest calls, keyed without the loop below:
+                    # ~0.3 us of a ~9 us call (its lists, appends and iterations)
+                    if len(args) == 2:
+                        a, b = args
+                        if type(a) is _Tensor and type(b) is _Tensor and not (
+                                (a.requires_grad or b.requires_grad) and _is_grad_enabled()):
+                            pointer_a, pointer_b = a.data_ptr(), b.data_ptr()
+                            key = ((a.dtype, a.shape, a.stride(), a.device, pointer_a & 15 == 0),
+                                   (b.dtype, b.shape, b.stride(), b.device, pointer_b & 15 == 0))
+                            recipe = self._recipes.get(key)
+                            if recipe is not None:
+                                return recipe.call(args, (pointer_a, pointer_b))
+                            return self._run(args, key=key)  # the loop below would make the same key
+                    elif len(args) == 1:
+                        a = args[0]
+                        if type(a) is _Tensor and not (a.requires_grad and _is_grad_enabled()):
+                            pointer_a = a.data_ptr()
+                            key = ((a.dtype, a.shape, a.stride(), a.device, pointer_a & 15 == 0),)
+                            recipe = self._recipes.get(key)
+                            if recipe is not None:
+                                return recipe.call(args, (pointer_a,))
+                            return self._run(args, key=key)
+                    operands, recipes = args, self._recipes
+                elif len(kwargs) == 1:
+                    # out= keys its tensors after the arguments (lists, numbers and such miss)
+                    out, recipes = kwargs.get("out"), self._out_recipes
+                    if (len(args) == 2 and type(out) is _Tensor and type(args[0]) is _Tensor
+                            and type(args[1]) is _Tensor):
+                        # two plain tensors into a third (x.add_(y), add(a, b, out=c)), keyed without the loop
+                        # below as two without out= are above: ~0.3 us of a call's ~2.9 us of Python on the CPU
+                        # machine; a call that needs grad, or whose pointers the write guard refuses, goes on
+                        # to the checks after the loop
+                        a, b = args
+                        if not ((a.requires_grad or b.requires_grad or out.requires_grad) and _is_grad_enabled()):
+                            pointers = (a.data_ptr(), b.data_ptr(), out.data_ptr())
+                            key = ((a.dtype, a.shape, a.stride(), a.device, pointers[0] & 15 == 0),
+                                   (b.dtype, b.shape, b.stride(), b.device, pointers[1] & 15 == 0),
+                                   (out.dtype, out.shape, out.stride(), out.device, pointers[2] & 15 == 0))
+                            recipe = recipes.get(key)
+                            if recipe is None:
+                                return self._run(args, out=out, key=key)
+                            if recipe.write(args, pointers, out):
+                                return out
+                    else:
+                        operands = ((*args, out) if type(out) is _Tensor else (*args, *out) if type(out) is tuple
+                                    else None)
+            if operands is not None:
+                # The steady path: a call like an earlier one is its key, a dict lookup and a launch.
+                # The key is signature_key's, built here rather than in a function of its own, and
+                # each tensor's data_ptr() serves both its key and the launch: at ~0.2 us per Python
+                # call, the layers were a quarter of a tiny call's host time.
+                key, pointers = [], []
+                for a in operands:
+                    if type(a) is _Tensor:
+                        # an argument (autograd must record the call) or an out= tensor (torch refuses it)
+                        if a.requires_grad and _is_grad_enabled():  # the flag first: it is cheaper to read
+                            break
+                        pointer = a.data_ptr()
+                        pointers.append(pointer)
+                        key.append((a.dtype, a.shape, a.stride(), a.device, pointer & 15 == 0))
+                    elif isinstance(a, _Tensor):  # a subclass (fake tensors among them)
                         break
-                    pointer = a.data_ptr()
-                    pointers.append(pointer)
-                    key.append((a.dtype, a.shape, a.stride(), a.device, pointer & 15 == 0))
-                elif isinstance(a, _Tensor):  # a subclass (fake tensors among them)
-                    break
+                    else:
+                        key.append(type(a))  # a number; a StridedView, under which no recipe is stored
                 else:
-                    key.append(type(a))  # a number; a StridedView, under which no recipe is stored
-            else:
-                key = tuple(key)
-                recipe = recipes.get(key)
-                if recipe is not None:
-                    if out is None:
-                        return recipe.call(args, pointers)
-                    if recipe.write(args, pointers, out):
-                        return out if type(out) is _Tensor or self.num_outputs > 1 else out[0]
-                if StridedView not in key and (out is None or recipe is None):
-                    # plain tensors that need no grad, and numbers: no tracer's (they hand over tensor
-                    # subclasses) and no autograd's; the key is signature_key's (of the outputs too)
-                    return self._run(args, out=out, key=key)
-        out = kwargs.pop("out", None)  # a keyword of its own would cost the steady path its parsing
-        if torch.compiler.is_compiling() or _traced(args):
-            return self._op_call(args, kwargs, out)
-        if torch.is_grad_enabled() and _requires_grad(args, kwargs, out):
-            return self._differentiable_call(args, kwargs, out)
-        return self._run(args, kwargs, out)
+                    key = tuple(key)
+                    recipe = recipes.get(key)
+                    if recipe is not None:
+                        if out is None:
+                            return recipe.call(args, pointers)
+                        if recipe.write(args, pointers, out):
+                            return out if type(out) is _Tensor or self.num_outputs > 1 else out[0]
+                    if StridedView not in key and (out is None or recipe is None):
+                        # plain tensors that need no grad, and numbers: no tracer's (they hand over tensor
+                        # subclasses) and no autograd's; the key is signature_key's (of the outputs too)
+                        return self._run(args, out=out, key=key)
+            out = kwargs.pop("out", None)  # a keyword of its own would cost the steady path its parsing
+            if torch.compiler.is_compiling() or _traced(args):
+                return self._op_call(args, kwargs, out)
+            if torch.is_grad_enabled() and _requires_grad(args, kwargs, out):
+                return self._differentiable_call(args, kwargs, out)
+            return self._run(args, kwargs, out)
+        except (DSLError, CallError) as error:
+            raise without_internal_frames(error)
 
     def _run(self, args, kwargs=None, out=None, key=None):
         """Plan (or recall the plan of an earlier call like this) and launch. `key`: the
@@ -333,6 +353,7 @@ class PointwiseFunction:
                     found = self._derivatives[wrt] = PointwiseFunction._from_context(derive_backward(self._ctx, wrt))
         return found
 
+    @_entry_point
     def backward_source(self, *args, **kwargs) -> str:
         """The derived gradient function, as scalar Python, for a call with these arguments
         (gradients of every floating-point tensor argument)."""
@@ -361,11 +382,13 @@ class PointwiseFunction:
                 return None
         return args + tuple(rest) if used == len(kwargs) else None
 
+    @_entry_point
     def source(self, *args, out=None, **kwargs) -> str:
         """The generated module (its text) that a call with these arguments runs."""
         path = self.source_path(*args, out=out, **kwargs)
         return display.SourceText(path.read_text(), path)
 
+    @_entry_point
     def source_path(self, *args, out=None, **kwargs) -> Path:
         """Where in the cache the generated module for these arguments lives."""
         _, spec = self.plan(args, kwargs, out)
@@ -989,6 +1012,7 @@ class PointwiseFunction:
 
     # -- inspection: dsl/display.py -------------------------------------------------------------
 
+    @_entry_point
     def explain(self, *args, out=None, **kwargs) -> str:
         """How a call with these arguments is planned, in words: broadcast shape, output layout,
         coalesced rank, index width, and the cache file of its kernel."""
@@ -1564,5 +1588,8 @@ def pointwise(fn=None, *, promotion=None):
     Use bare (`@pointwise`) or with arguments (`@pointwise(promotion="int_to_float")`).
     """
     if fn is None:
-        return lambda f: PointwiseFunction(f, promotion=promotion)
-    return PointwiseFunction(fn, promotion=promotion)
+        return functools.partial(pointwise, promotion=promotion)  # no frame of ours in its tracebacks
+    try:
+        return PointwiseFunction(fn, promotion=promotion)
+    except DSLError as error:  # raised again from here, without the passes' frames
+        raise without_internal_frames(error)

@@ -7,7 +7,11 @@ function is called with bad arguments) name the argument, shape, dtype or device
 from __future__ import annotations
 
 import linecache
+import os
 from dataclasses import dataclass
+
+# set to 1, tritonize's errors keep its own frames in their tracebacks (see without_internal_frames)
+FULL_TRACEBACK_VARIABLE = "TRITONIZE_FULL_TRACEBACK"
 
 
 @dataclass(frozen=True)
@@ -104,3 +108,14 @@ class StridedViewError(CallError, ValueError):
 
 class ArgumentCountError(CallError, TypeError):
     """Wrong number of arguments, or an unknown or duplicated keyword."""
+
+
+def without_internal_frames(error: BaseException) -> BaseException:
+    """`error` with the frames it has passed through inside tritonize dropped from its traceback,
+    for an entry point (the decorator, a call) to raise again: the user then sees their own line,
+    the entry point's and the message (which names the file, line and column at fault), not the
+    compiler's passes and AST visitors, as Triton hides its front end's (TRITONIZE_FULL_TRACEBACK=1
+    keeps them, to debug tritonize itself)."""
+    if os.environ.get(FULL_TRACEBACK_VARIABLE, "").strip() not in ("", "0"):
+        return error
+    return error.with_traceback(None)

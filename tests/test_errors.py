@@ -10,6 +10,8 @@ Call errors (tritonize.CallError subclasses) must name what is wrong, and a fail
 must leave a pre-allocated `out=` tensor exactly as it was: nothing half-written.
 """
 import math
+import os
+import traceback
 from math import gamma
 
 import pytest
@@ -672,6 +674,52 @@ def test_wrong_argument_count(device):
         message = str(info.value)
         assert "add2" in message and words in message, message
     assert_untouched(out)
+
+
+# Tracebacks: an error is raised again from the entry point the user called, without the frames
+# of the passes and the planner it came through (TRITONIZE_FULL_TRACEBACK=1 keeps them)
+
+def frames_outside_this_file(error) -> list:
+    """(file name, function) of each frame of `error`'s traceback that is not this file's."""
+    return [(os.path.basename(frame.filename), frame.name) for frame in traceback.extract_tb(error.__traceback__)
+            if frame.filename != __file__]
+
+
+def test_dsl_errors_come_from_the_decorator_without_the_compilers_frames():
+    for decorate in (pointwise, pointwise(promotion="int_to_float")):
+        with pytest.raises(UnsupportedCall) as info:
+            decorate(method_call)
+        assert frames_outside_this_file(info.value) == [("decorator.py", "pointwise")]
+        assert_points_at(info.value, "method_call", "x.exp()")
+
+
+def test_call_errors_come_from_the_call_without_the_planners_frames(device):
+    def unbroadcastable():
+        return torch.ones(2, 3, device=device), torch.ones(4, device=device)
+
+    calls = [
+        (BroadcastError, lambda: add2(*unbroadcastable()), "__call__"),
+        (ScalarTypeError, lambda: bit_not(torch.ones(3, device=device)), "__call__"),
+        (BroadcastError, lambda: add2.source(*unbroadcastable()), "entry_point"),
+        (ScalarTypeError, lambda: bit_not.source_path(torch.ones(3, device=device)), "entry_point"),
+        (BroadcastError, lambda: add2.explain(*unbroadcastable()), "entry_point"),
+    ]
+    for error, call, entry in calls:
+        with pytest.raises(error) as info:
+            call()
+        shown = "".join(traceback.format_exception(info.value))
+        assert frames_outside_this_file(info.value) == [("decorator.py", entry)], shown
+        assert info.value.__cause__ is None and info.value.__context__ is None, shown
+
+
+def test_full_traceback_keeps_the_compilers_frames(monkeypatch, device):
+    monkeypatch.setenv("TRITONIZE_FULL_TRACEBACK", "1")
+    with pytest.raises(UnsupportedCall) as info:
+        pointwise(method_call)
+    assert "resolve_names.py" in [name for name, _ in frames_outside_this_file(info.value)]
+    with pytest.raises(BroadcastError) as info:
+        add2(torch.ones(2, 3, device=device), torch.ones(4, device=device))
+    assert "call.py" in [name for name, _ in frames_outside_this_file(info.value)]
 
 
 def test_keywords_work(device):
