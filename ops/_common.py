@@ -267,22 +267,26 @@ def run(kernel, *args, out=None, inplace=None):
     Shapes that do not broadcast, an in-place self that is not the broadcast shape, and a self
     or out= the result type can't be cast to raise torch's errors (tritonize's own name the
     parameters, which aten's callers never see)."""
+    # torch's errors are raised after the handler of tritonize's: raised inside it, they would show
+    # tritonize's error above theirs ("During handling of the above exception, another ...")
     if inplace is not None:
         try:
             kernel(*args, out=inplace)
+            return inplace
         except CallError as error:
-            shape = broadcast_shape(*args)
-            if shape != tuple(inplace.shape):
-                raise RuntimeError(f"output with shape {list(inplace.shape)} doesn't match the broadcast shape "
-                                   f"{list(shape)}") from None
-            if isinstance(error, OutDtypeError):
-                raise cast_error(error) from None
-            raise
-        return inplace
+            refused = error
+        shape = broadcast_shape(*args)
+        if shape != tuple(inplace.shape):
+            raise RuntimeError(f"output with shape {list(inplace.shape)} doesn't match the broadcast shape "
+                               f"{list(shape)}")
+        if isinstance(refused, OutDtypeError):
+            raise cast_error(refused)
+        raise refused
     if out is None:
         try:
             return kernel(*args)
-        except BroadcastError:
-            broadcast_shape(*args)
-            raise
+        except BroadcastError as error:
+            refused = error
+        broadcast_shape(*args)
+        raise refused
     return call(kernel, *args, out=out)

@@ -392,6 +392,9 @@ def test_shape_and_cast_errors_are_torchs(device):
     def message(fn):
         with pytest.raises(RuntimeError) as error:
             fn()
+        # torch's error alone: not shown as raised while handling one of tritonize's
+        shown_context = error.value.__context__ is not None and not error.value.__suppress_context__
+        assert error.value.__cause__ is None and not shown_context, repr(error.value.__context__)
         return str(error.value)
 
     expected = [message(fn) for fn in calls]
