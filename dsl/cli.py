@@ -119,6 +119,9 @@ def run_show(args) -> int:
     except UsageError as exc:
         print(f"tritonize show: error: {exc}", file=sys.stderr)
         return 2
+    except tritonize.DSLError as exc:  # the target's file defines a function the decorator refuses
+        print(f"tritonize show: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
     try:
         if args.explain:
             text = function.explain(**call_args)

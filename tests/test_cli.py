@@ -225,6 +225,24 @@ def test_show_refusal_from_the_compiler(capsys):
     assert "BroadcastError: shapes do not broadcast" in capsys.readouterr().err
 
 
+def test_show_refusal_of_the_targets_file(tmp_path, capsys, monkeypatch):
+    """A file whose @pointwise function the decorator refuses: the refusal (file, line, column,
+    caret), not a traceback through the command's own frames."""
+    monkeypatch.setattr(sys, "path", list(sys.path))  # show puts the file's directory on it
+    target = tmp_path / "refused_ops.py"
+    target.write_text(textwrap.dedent("""
+        from tritonize import pointwise
+
+        @pointwise
+        def f(x):
+            return x.exp()
+    """))
+    assert main(["show", f"{target}:f", "--shape", "3", "--device", "cpu"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("tritonize show: UnsupportedCall: ") and f"{target}:6:12:" in err, err
+    assert "x.exp()" in err and "Traceback" not in err, err
+
+
 def test_show_explain(capsys):
     assert main(["show", "tritonize.demo:softplus", "--scalar", "beta=2", "--explain", "--device", "cpu"]) == 0
     out = capsys.readouterr().out
