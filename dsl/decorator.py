@@ -408,7 +408,10 @@ class PointwiseFunction:
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError as exc:
-            raise ArgumentCountError(f"{self.__name__}(): {exc}") from None
+            # a keyword of no parameter first, as Python's own call says (bind names a missing one first)
+            unknown = [name for name in kwargs if name not in self._signature.parameters]
+            reason = f"got an unexpected keyword argument {unknown[0]!r}" if unknown else exc
+            raise ArgumentCountError(f"{self.__name__}(): {reason}") from None
         bound.apply_defaults()
         return dict(bound.arguments)
 

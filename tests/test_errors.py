@@ -667,7 +667,8 @@ def test_wrong_argument_count(device):
     x, out = torch.ones(3, device=device), sentinel(device=device)
     for args, kwargs, words in [((x,), {}, "'y'"), ((x, x, x), {}, "too many"), ((), {}, "'x'"),
                                 ((x, x), {"z": 1.0}, "'z'"), ((x, x), {"x": 1.0}, "'x'"),
-                                ((x,), {"y": x, "scale": 2.0}, "'scale'")]:
+                                ((x,), {"y": x, "scale": 2.0}, "'scale'"),
+                                ((x,), {"z": x}, "unexpected keyword argument 'z'")]:
         with pytest.raises(ArgumentCountError) as info:
             add2(*args, out=out, **kwargs)
         assert isinstance(info.value, TypeError) and isinstance(info.value, CallError)
