@@ -116,19 +116,16 @@ def run_show(args) -> int:
     try:
         function = load_function(args.target)
         call_args = example_arguments(function, args.shape, args.dtype, args.scalar, args.device)
-    except UsageError as exc:
-        print(f"tritonize show: error: {exc}", file=sys.stderr)
-        return 2
-    except tritonize.DSLError as exc:  # the target's file defines a function the decorator refuses
-        print(f"tritonize show: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
-    try:
         if args.explain:
             text = function.explain(**call_args)
         elif args.path:
             text = f"{function.source_path(**call_args)}\n"
         else:
             text = function.source(**call_args)
+    except UsageError as exc:
+        print(f"tritonize show: error: {exc}", file=sys.stderr)
+        return 2
+    # a refusal: the decorator's (of a function in the target's file) or the call's
     except (tritonize.DSLError, tritonize.CallError) as exc:
         print(f"tritonize show: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
