@@ -58,6 +58,10 @@ class PointwiseFunction:
             raise UnsupportedSyntax("the parameter name 'out' is reserved for output tensors", ctx.location(ctx.tree))
         self._setup(ctx, promotion, inspect.signature(fn))
         functools.update_wrapper(self, fn)
+        if fn.__name__ == "<lambda>":  # named as its tree is (the variable it is assigned to, or "lambda"),
+            # which also names its generated files and kernels
+            self.__name__ = ctx.function_name
+            self.__qualname__ = fn.__qualname__.replace("<lambda>", ctx.function_name)
 
     @classmethod
     def _from_context(cls, ctx) -> "PointwiseFunction":

@@ -58,7 +58,8 @@ def make_context(fn, helper_stack=()) -> tuple[ast.FunctionDef, FrontendContext]
             except ValueError:  # an empty cell: the name is not bound yet
                 pass
     signature = inspect.signature(fn)
-    ctx = FrontendContext(fn=fn, filename=filename, function_name=fn.__name__, globals=fn.__globals__,
+    # the tree's name: a lambda's is the variable it is assigned to, or "lambda" (parse_lambda)
+    ctx = FrontendContext(fn=fn, filename=filename, function_name=tree.name, globals=fn.__globals__,
                           closure=closure, helper_stack=helper_stack, first_line=tree.lineno)
     ctx.params = list(signature.parameters)
     arg_nodes = {arg.arg: arg for arg in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs}
