@@ -14,14 +14,14 @@ import numpy
 import torch
 from torch._subclasses.fake_tensor import is_fake
 
-from tritonize import approximations, cache, call, display, log, torch_ops
+from tritonize import approximations, cache, call, display, log, torch_ops, transforms
 from tritonize.class_walks import (ClassWalk, class_walk, dense_structure, leading_key, leading_structure,
                                    LeadingWalk, leading_walk, out_structure, scaled_strides)
 from tritonize.launch import direct_launcher, extern_libs, grid_launcher, integer_classes, three_dims
 from tritonize.errors import (ArgumentCountError, BroadcastError, CallError, DSLError, OutArgumentError,
                               UnsupportedSyntax, without_internal_frames)
 from tritonize.passes import (ParamSpec, Specialization, derive_backward, generate_module, infer_output_types,
-                              run_frontend)
+                              infer_value_types, run_frontend)
 from tritonize.passes.ast_tools import names_read
 from tritonize.passes.math_table import costly_calls, gains_from_wide_threads, prefers_toolkit_libdevice
 from tritonize.passes.type_rules import PYTHON, SHORT_NAMES, by_value_dtype
@@ -95,6 +95,7 @@ class PointwiseFunction:
         self._steady_arity = len(self._params) if self._positional_count == len(self._params) else -1
         self._modules: dict[Specialization, tuple] = {}
         self._computed: dict[tuple, list] = {}
+        self._value_types: dict[tuple, tuple] = {}  # see _computed_in
         self._recipes: dict[tuple, LaunchRecipe] = {}
         self._out_recipes: dict[tuple, LaunchRecipe] = {}  # calls with out=, keyed by the outputs too
         # a call's plan by its class (dtypes, alignment, the walk's structure), not its shape (see _class_plan)
@@ -128,7 +129,7 @@ class PointwiseFunction:
         # planner's, the compiler's): a try costs the steady path nothing on Python 3.11 and later
         try:
             out = operands = None
-            if len(args) == self._steady_arity and not _is_dynamo_compiling():
+            if len(args) == self._steady_arity and not _is_dynamo_compiling() and _forward_ad._current_level < 0:
                 if not kwargs:
                     # one or two plain tensors, the commonest calls, keyed without the loop below:
                     # ~0.3 us of a ~9 us call (its lists, appends and iterations)
@@ -210,8 +211,20 @@ class PointwiseFunction:
             if torch.compiler.is_compiling() or _traced(args):
                 return self._op_call(args, kwargs, out)
             if torch.is_grad_enabled() and _requires_grad(args, kwargs, out):
-                return self._differentiable_call(args, kwargs, out)
+                return self._recorded_call(args, kwargs, out, "automatic differentiation, as in torch")
+            if _forward_ad._current_level >= 0 and transforms.dual(args, kwargs, out):
+                return self._recorded_call(args, kwargs, out, "forward-mode automatic differentiation")
             return self._run(args, kwargs, out)
+        except (DSLError, CallError) as error:
+            raise without_internal_frames(error)
+        except RuntimeError:
+            # a torch.func transform's tensors (vmap's batched ones) have no storage: their data_ptr()
+            # raised, before anything ran; the call is made again as the autograd.Function whose
+            # rules take them (transforms.Recorded)
+            if not transforms.wrapped(args, kwargs):
+                raise
+        try:
+            return self._recorded_call(args, kwargs, kwargs.pop("out", out), "torch.func's transforms")
         except (DSLError, CallError) as error:
             raise without_internal_frames(error)
 
@@ -333,10 +346,12 @@ class PointwiseFunction:
 
     # -- autograd -----------------------------------------------------------------------------
 
-    def _differentiable_call(self, args, kwargs, out):
+    def _recorded_call(self, args, kwargs, out, what: str):
+        """A call recorded for autograd (reverse or forward mode), or made under torch.func's transforms
+        (grad, vmap, ...): `what` names which, for the refusal of out=."""
         if out is not None:
-            raise CallError(f"{self.__name__}(): out= does not support automatic differentiation, as in torch; "
-                            f"call it without out=, or under torch.no_grad()")
+            hint = ", or under torch.no_grad()" if what.startswith("automatic") else ""
+            raise CallError(f"{self.__name__}(): out= does not support {what}; call it without out={hint}")
         values = self.bind(args, kwargs)
         ordered = [values[p] for p in self._params]
         if any(type(v) is StridedView and v.requires_grad for v in ordered):
@@ -344,17 +359,29 @@ class PointwiseFunction:
                             f"no gradient through views; call under torch.no_grad(), or view a detached base")
         positions = tuple(i for i, v in enumerate(ordered) if isinstance(v, torch.Tensor))
         template = [None if i in positions else v for i, v in enumerate(ordered)]
-        outputs = _Differentiable.apply(self, template, positions, *[ordered[i] for i in positions])
+        outputs = transforms.Recorded.apply(self, template, positions, *[ordered[i] for i in positions])
         return outputs[0] if self.num_outputs == 1 else tuple(outputs)
 
-    def derivative(self, wrt: tuple) -> "PointwiseFunction":
-        """The derived function (parameters, output gradients) -> gradients of `wrt`."""
-        found = self._derivatives.get(wrt)
+    def _computed_in(self, args) -> tuple:
+        """The types of a call's values and its output dtypes: two calls that agree compute alike."""
+        _, vtypes, _, _, _, _, dtypes = self._analyze(dict(zip(self._params, args)))
+        params = tuple(ParamSpec(p, vtypes[p]) for p in self._params)
+        found = self._value_types.get(params)
+        if found is None:
+            found = self._value_types[params] = infer_value_types(self._ctx, params)
+        return found, tuple(dtypes)
+
+    def derivative(self, wrt: tuple, output: int | None = None) -> "PointwiseFunction":
+        """The derived function (parameters, output gradients) -> gradients of `wrt`; of one output
+        alone where `output` names it (parameters, that output's gradient)."""
+        key = wrt if output is None else (wrt, output)
+        found = self._derivatives.get(key)
         if found is None:
             with self._lock:
-                found = self._derivatives.get(wrt)
+                found = self._derivatives.get(key)
                 if found is None:
-                    found = self._derivatives[wrt] = PointwiseFunction._from_context(derive_backward(self._ctx, wrt))
+                    found = self._derivatives[key] = PointwiseFunction._from_context(
+                        derive_backward(self._ctx, wrt, output))
         return found
 
     @_entry_point
@@ -1113,6 +1140,9 @@ _is_grad_enabled, _Tensor = torch.is_grad_enabled, torch.Tensor
 # torch.compiler.is_compiling. Tracers that are not Dynamo hand over tensor subclasses (fake,
 # functional), which miss the steady path by their type
 _is_dynamo_compiling = getattr(torch.compiler, "is_dynamo_compiling", torch.compiler.is_compiling)
+# a dual level of forward-mode AD (torch.autograd.forward_ad) is open where its _current_level is 0 or
+# more: its dual tensors are plain tensors to the steady path, which would drop their tangents
+_forward_ad = torch.autograd.forward_ad
 
 
 def kernel_strides(plan, spec) -> tuple:
@@ -1529,35 +1559,6 @@ def _plain_outputs(out):
     if not outputs or any(type(o) is not _Tensor for o in outputs):
         return None
     return outputs
-
-
-class _Differentiable(torch.autograd.Function):
-    """A @pointwise call recorded for autograd; its backward runs the derived function."""
-
-    @staticmethod
-    def forward(ctx, fn, template, positions, *tensors):
-        args = list(template)
-        for position, tensor in zip(positions, tensors):
-            args[position] = tensor
-        result = fn._run(tuple(args))
-        outputs = result if isinstance(result, tuple) else (result,)
-        ctx.fn, ctx.template, ctx.positions = fn, template, positions
-        ctx.save_for_backward(*tensors)
-        ctx.mark_non_differentiable(*[o for o in outputs if not o.is_floating_point()])
-        return outputs
-
-    @staticmethod
-    def backward(ctx, *grad_outputs):
-        tensors = ctx.saved_tensors
-        needs = ctx.needs_input_grad[3:]
-        args = list(ctx.template)
-        for position, tensor in zip(ctx.positions, tensors):
-            args[position] = tensor
-        wanted = [p for p, need in zip(ctx.positions, needs) if need]
-        if not wanted:
-            return (None, None, None) + (None,) * len(tensors)
-        computed = iter(torch_ops.gradients(ctx.fn, args, grad_outputs, wanted))
-        return (None, None, None, *[next(computed) if need else None for need in needs])
 
 
 @functools.lru_cache(maxsize=None)

@@ -31,7 +31,7 @@ from tritonize.passes.render import render
 from tritonize.passes.resolve_names import ResolveNames, local_names
 from tritonize.passes.type_rules import SUPPORTED_DTYPES
 
-__all__ = ["run_frontend", "approximable", "generate_module", "infer_output_types", "derive_backward", "FrontendContext", "ParamSpec", "Specialization", "FRONTEND"]
+__all__ = ["run_frontend", "approximable", "generate_module", "infer_output_types", "infer_value_types", "derive_backward", "FrontendContext", "ParamSpec", "Specialization", "FRONTEND"]
 
 FRONTEND = [
     CheckSubset,               # refuse what is outside the scalar subset, with file:line:col
@@ -111,12 +111,18 @@ def run_frontend(fn, helper_stack=()):
     return body, values, ctx
 
 
-def derive_backward(ctx: FrontendContext, wrt: tuple) -> FrontendContext:
+def derive_backward(ctx: FrontendContext, wrt: tuple, output: int | None = None) -> FrontendContext:
     """The context of the function that maps (parameters, output gradients) to the gradients
-    of the parameters in `wrt`: the forward context's straight-line body, differentiated."""
+    of the parameters in `wrt`: the forward context's straight-line body, differentiated; of
+    one output alone where `output` names it (its function takes that output's gradient only)."""
     derived_ctx = copy.copy(ctx)
     derived_ctx.names = NameAllocator(ctx.names.taken)
-    tree = Differentiate(derived_ctx, wrt).run(copy.deepcopy(ctx.tree))
+    forward = copy.deepcopy(ctx.tree)
+    if output is not None:
+        returned = forward.body[-1]
+        if isinstance(returned.value, ast.Tuple):
+            returned.value = returned.value.elts[output]
+    tree = Differentiate(derived_ctx, wrt).run(forward)
     derived_ctx.tree = tree
     derived_ctx.function_name = tree.name
     derived_ctx.params = [a.arg for a in tree.args.args]
@@ -132,6 +138,15 @@ def infer_output_types(ctx: FrontendContext, params: tuple) -> list:
     InferTypes(ctx, spec).run(tree)
     ret = tree.body[-1].value
     return [v.tz_type for v in (ret.elts if isinstance(ret, ast.Tuple) else [ret])]
+
+
+def infer_value_types(ctx: FrontendContext, params: tuple) -> tuple:
+    """The type of every value in the lowered body, in order, for these parameter types: two sets of
+    parameter types that give the same compute the same."""
+    tree = copy.deepcopy(ctx.tree)
+    spec = Specialization(params=params, out_dtypes=(), rank=1, index_dtype=None, device_type="cpu")
+    InferTypes(ctx, spec).run(tree)
+    return tuple(getattr(node, "tz_type", None) for node in ast.walk(tree))
 
 
 def approximable(ctx: FrontendContext, spec: Specialization) -> tuple:
