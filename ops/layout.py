@@ -7,7 +7,7 @@ import operator
 
 import torch
 
-from tritonize import StridedView
+from tritonize import StridedView, transforms
 from tritonize.ops import _common as c
 from tritonize.ops.arithmetic import copy_kernel
 
@@ -24,7 +24,8 @@ def flip(input, dims, *, out=None):
     if not isinstance(input, torch.Tensor):
         raise TypeError(f"flip(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     dims = _wrap_dims(input, dims)
-    if out is None and input.requires_grad and torch.is_grad_enabled():
+    if out is None and (input.requires_grad and torch.is_grad_enabled() or transforms.wrapped((input,), {})
+                        or torch.autograd.forward_ad._current_level >= 0 and transforms.dual((input,), {}, None)):
         return _DifferentiableFlip.apply(input, dims)
     source = _flipped(input, dims)
     if out is None:
@@ -42,17 +43,33 @@ def flip(input, dims, *, out=None):
 
 
 class _DifferentiableFlip(torch.autograd.Function):
-    """flip recorded for autograd (a StridedView records no gradient): the gradient of a flip
-    is the same flip of the output's gradient."""
+    """flip recorded for autograd and torch.func's transforms (a StridedView records no gradient,
+    and a transform's tensors have no storage to view): the gradient and the tangent of a flip
+    are the same flip of the output's gradient and of the input's tangent; batched, the batch dim
+    is moved to the front and stays as it is."""
 
     @staticmethod
-    def forward(ctx, input, dims):
-        ctx.dims = dims
+    def forward(input, dims):
         return copy_kernel(_flipped(input, dims))  # autograd runs forward with grad disabled
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.dims = inputs[1]
 
     @staticmethod
     def backward(ctx, grad_output):
         return flip(grad_output, ctx.dims), None
+
+    @staticmethod
+    def jvp(ctx, input_tangent, _):
+        return flip(input_tangent, ctx.dims)
+
+    @staticmethod
+    def vmap(info, in_dims, input, dims):
+        batch_first = input.movedim(in_dims[0], 0)
+        if batch_first.dim() == 1:  # each example is 0-d: its flip is a copy
+            return copy_kernel(batch_first), 0
+        return flip(batch_first, [dim + 1 for dim in dims]), 0
 
 
 def _wrap_dims(input, dims) -> list:

@@ -8,6 +8,7 @@ from unittest import mock
 
 import pytest
 import torch
+import torch.autograd.forward_ad as forward_ad
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -151,3 +152,21 @@ def test_gradients_through_the_registered_flip(device):
     assert torch.autograd.gradgradcheck(lambda t: tops.flip(t * t, [0]), x.detach().double().requires_grad_())
     with torch.no_grad():
         assert_same(tops.flip(x, [0]), x.detach().flip(0))
+
+
+def test_flip_under_torch_func_transforms(device):
+    # a transform's tensors have no storage for the StridedView to read: flip goes through its
+    # autograd.Function, whose vmap rule moves the batch dim first and flips the dims after it
+    x = torch.randn(4, 3, 5, device=device, dtype=torch.float64)
+    for in_dim in (0, 1, 2):
+        got = torch.func.vmap(lambda t: tops.flip(t, [0, -1]), in_dims=in_dim)(x)
+        assert_same(got, torch.func.vmap(lambda t: t.flip(0, -1), in_dims=in_dim)(x))
+    assert_same(torch.func.vmap(lambda t: tops.flip(t, [0]))(x[:, 0, 0]), x[:, 0, 0])  # 0-d examples
+    weight = torch.randn(3, 5, device=device, dtype=torch.float64)
+    torch.testing.assert_close(torch.func.grad(lambda t: (tops.flip(t, [1]) * weight).sum())(x[0]), weight.flip(1))
+    torch.testing.assert_close(torch.func.jvp(lambda t: tops.flip(t, [0]), (x,), (x * 2,))[1], (x * 2).flip(0))
+    torch.testing.assert_close(torch.func.jacrev(lambda t: tops.flip(t, [0]))(x[0, 0]),
+                               torch.eye(5, device=device, dtype=torch.float64).flip(0))
+    with forward_ad.dual_level():
+        flipped = tops.flip(forward_ad.make_dual(x, -x), [2])
+        assert_same(forward_ad.unpack_dual(flipped).tangent, (-x).flip(2))
