@@ -88,6 +88,16 @@ def _register(fn, pattern):
     torch.library.register_fake(qualified, lambda *args: fn._fake_outputs(args), lib=LIBRARY)
     torch.library.register_fake(f"{qualified}_backward", fake_gradients, lib=LIBRARY)
     torch.library.register_autograd(qualified, backward, setup_context=setup_context, lib=LIBRARY)
+
+    def batched(info, in_dims, *args):
+        from tritonize import transforms  # it imports this module
+        positions = tuple(i for i, is_tensor in enumerate(pattern) if is_tensor)
+        template = [None if is_tensor else value for value, is_tensor in zip(args, pattern)]
+        outputs = transforms.batched(fn, template, positions, [args[i] for i in positions],
+                                     [in_dims[i] for i in positions], info.batch_size)
+        return (outputs[0], 0) if fn.num_outputs == 1 else (outputs, (0,) * fn.num_outputs)
+
+    torch.library.register_vmap(qualified, batched, lib=LIBRARY)  # vmap inside torch.compile
     op = _REGISTERED[name] = getattr(torch.ops.tritonize, name).default
     return op
 

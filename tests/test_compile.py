@@ -3,10 +3,11 @@ outputs and gradients as eager, the derived backward inside the compiled graph."
 from __future__ import annotations
 
 import math
+from unittest import mock
 
 import torch
 
-from tritonize import pointwise
+from tritonize import pointwise, transforms
 
 
 @pointwise
@@ -77,3 +78,18 @@ def test_a_0d_cpu_tensor_beside_the_device_compiles(device):
         scale = torch.tensor(value)
         torch.testing.assert_close(fn(x, scale), silu_and_mul(x, scale) + 1)
         torch.testing.assert_close(fn(x, scale), x * torch.sigmoid(x) * value + 1)
+
+
+def test_vmap_inside_torch_compile_runs_the_op_on_the_batch(device):
+    """vmap traced by torch.compile reaches the op's own vmap rule (one call on the whole batch, not
+    torch's per-example fallback), with no graph break and the results of the uncompiled vmap."""
+    x, theta = torch.randn(4, 6, device=device), torch.randn(6, 4, device=device)
+    fn = torch.compile(lambda r, t: torch.func.vmap(polar, in_dims=(0, 1))(r, t), fullgraph=True)
+    with mock.patch.object(transforms, "batched", wraps=transforms.batched) as rule:
+        got = fn(x, theta)
+    assert rule.called
+    for g, e in zip(got, torch.func.vmap(polar, in_dims=(0, 1))(x, theta)):
+        torch.testing.assert_close(g, e)
+    scale = torch.randn(4, device=device)  # a per-example number: a batched 0-d tensor
+    compiled = torch.compile(lambda a, s: torch.func.vmap(silu_and_mul)(a, s), fullgraph=True)
+    torch.testing.assert_close(compiled(x, scale), torch.func.vmap(silu_and_mul)(x, scale))
