@@ -7,6 +7,7 @@ import functools
 import inspect
 import math
 import os
+import sys
 import threading
 from pathlib import Path
 
@@ -336,6 +337,10 @@ class PointwiseFunction:
         the graph holds it whole (and AOTAutograd finds its derived backward)."""
         if out is not None:
             raise CallError(f"{self.__name__}(): out= is not supported under torch.compile; return the result")
+        if _forward_ad._current_level >= 0:
+            # forward mode (torch.func.jvp, jacfwd, forward_ad), whose tangents the op would drop: the
+            # call runs eagerly (_recorded_call)
+            return self._recorded_call(args, kwargs, out, "forward-mode automatic differentiation")
         values = self.bind(args, kwargs)
         ordered = [values[p] for p in self._params]
         if any(type(v) is StridedView for v in ordered):
@@ -359,7 +364,10 @@ class PointwiseFunction:
                             f"no gradient through views; call under torch.no_grad(), or view a detached base")
         positions = tuple(i for i, v in enumerate(ordered) if isinstance(v, torch.Tensor))
         template = [None if i in positions else v for i, v in enumerate(ordered)]
-        outputs = transforms.Recorded.apply(self, template, positions, *[ordered[i] for i in positions])
+        # without Dynamo imported, no compiled function can be running
+        transformed = _forward_ad._current_level >= 0 or torch._C._are_functorch_transforms_active()
+        apply = _untraced_apply() if transformed and "torch._dynamo" in sys.modules else transforms.Recorded.apply
+        outputs = apply(self, template, positions, *[ordered[i] for i in positions])
         return outputs[0] if self.num_outputs == 1 else tuple(outputs)
 
     def _computed_in(self, args) -> tuple:
@@ -1143,6 +1151,15 @@ _is_dynamo_compiling = getattr(torch.compiler, "is_dynamo_compiling", torch.comp
 # a dual level of forward-mode AD (torch.autograd.forward_ad) is open where its _current_level is 0 or
 # more: its dual tensors are plain tensors to the steady path, which would drop their tangents
 _forward_ad = torch.autograd.forward_ad
+
+
+@functools.lru_cache(maxsize=None)
+def _untraced_apply():
+    """transforms.Recorded.apply, which Dynamo leaves alone: under torch.func's transforms and forward
+    mode a call is that autograd.Function (the op's autograd cannot take them), so called inside a
+    compiled function it runs eagerly, its kernels' launching Python not handed to Dynamo frame by
+    frame. Asked only where torch.compile imported Dynamo (~0.9 s, which tritonize does not pay)."""
+    return torch._dynamo.disable(transforms.Recorded.apply)
 
 
 def kernel_strides(plan, spec) -> tuple:

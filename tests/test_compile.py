@@ -6,6 +6,7 @@ import math
 from unittest import mock
 
 import torch
+import torch.autograd.forward_ad as forward_ad
 
 from tritonize import pointwise, transforms
 
@@ -93,3 +94,20 @@ def test_vmap_inside_torch_compile_runs_the_op_on_the_batch(device):
     scale = torch.randn(4, device=device)  # a per-example number: a batched 0-d tensor
     compiled = torch.compile(lambda a, s: torch.func.vmap(silu_and_mul)(a, s), fullgraph=True)
     torch.testing.assert_close(compiled(x, scale), torch.func.vmap(silu_and_mul)(x, scale))
+
+
+def test_forward_mode_inside_torch_compile_keeps_its_tangents(device):
+    """A compiled graph reaches the op without forward-mode tangents (torch.library registers no
+    forward formula), where it gave zeros: such a call runs eagerly, as its autograd.Function."""
+    x, t = torch.randn(6, device=device, dtype=torch.float64), torch.randn(6, device=device, dtype=torch.float64)
+
+    def torch_silu_and_mul(v):
+        return torch.nn.functional.silu(v) * v
+
+    expected = torch.func.jvp(torch_silu_and_mul, (x,), (t,))[1]
+    compiled = torch.compile(lambda a, b: torch.func.jvp(lambda v: silu_and_mul(v, v), (a,), (b,))[1])
+    torch.testing.assert_close(compiled(x, t), expected)
+    forward = torch.compile(lambda a: silu_and_mul(a, a))
+    with forward_ad.dual_level():
+        result = forward(forward_ad.make_dual(x, t))
+        torch.testing.assert_close(forward_ad.unpack_dual(result).tangent, expected)
