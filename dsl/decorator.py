@@ -130,7 +130,8 @@ class PointwiseFunction:
         # planner's, the compiler's): a try costs the steady path nothing on Python 3.11 and later
         try:
             out = operands = None
-            if len(args) == self._steady_arity and not _is_dynamo_compiling() and _forward_ad._current_level < 0:
+            if (len(args) == self._steady_arity and not _is_dynamo_compiling() and _forward_ad._current_level < 0
+                    and not _functorch_active()):
                 if not kwargs:
                     # one or two plain tensors, the commonest calls, keyed without the loop below:
                     # ~0.3 us of a ~9 us call (its lists, appends and iterations)
@@ -215,17 +216,11 @@ class PointwiseFunction:
                 return self._recorded_call(args, kwargs, out, "automatic differentiation, as in torch")
             if _forward_ad._current_level >= 0 and transforms.dual(args, kwargs, out):
                 return self._recorded_call(args, kwargs, out, "forward-mode automatic differentiation")
+            if _functorch_active() and transforms.wrapped(args, {**kwargs, "out": out}):
+                # a torch.func transform's tensors (vmap's batched ones) have no storage for a kernel to
+                # read: the call is the autograd.Function whose rules take them (transforms.Recorded)
+                return self._recorded_call(args, kwargs, out, "torch.func's transforms")
             return self._run(args, kwargs, out)
-        except (DSLError, CallError) as error:
-            raise without_internal_frames(error)
-        except RuntimeError:
-            # a torch.func transform's tensors (vmap's batched ones) have no storage: their data_ptr()
-            # raised, before anything ran; the call is made again as the autograd.Function whose
-            # rules take them (transforms.Recorded)
-            if not transforms.wrapped(args, kwargs):
-                raise
-        try:
-            return self._recorded_call(args, kwargs, kwargs.pop("out", out), "torch.func's transforms")
         except (DSLError, CallError) as error:
             raise without_internal_frames(error)
 
@@ -364,10 +359,14 @@ class PointwiseFunction:
                             f"no gradient through views; call under torch.no_grad(), or view a detached base")
         positions = tuple(i for i, v in enumerate(ordered) if isinstance(v, torch.Tensor))
         template = [None if i in positions else v for i, v in enumerate(ordered)]
-        # without Dynamo imported, no compiled function can be running
-        transformed = _forward_ad._current_level >= 0 or torch._C._are_functorch_transforms_active()
-        apply = _untraced_apply() if transformed and "torch._dynamo" in sys.modules else transforms.Recorded.apply
-        outputs = apply(self, template, positions, *[ordered[i] for i in positions])
+        tensors = [ordered[i] for i in positions]
+        functorch = _functorch_active()
+        outputs = transforms.vmapped(self, template, positions, tensors) if functorch else None
+        if outputs is None:
+            # without Dynamo imported, no compiled function can be running
+            transformed = functorch or _forward_ad._current_level >= 0
+            apply = _untraced_apply() if transformed and "torch._dynamo" in sys.modules else transforms.Recorded.apply
+            outputs = apply(self, template, positions, *tensors)
         return outputs[0] if self.num_outputs == 1 else tuple(outputs)
 
     def _computed_in(self, args) -> tuple:
@@ -1151,6 +1150,9 @@ _is_dynamo_compiling = getattr(torch.compiler, "is_dynamo_compiling", torch.comp
 # a dual level of forward-mode AD (torch.autograd.forward_ad) is open where its _current_level is 0 or
 # more: its dual tensors are plain tensors to the steady path, which would drop their tangents
 _forward_ad = torch.autograd.forward_ad
+# a torch.func transform (vmap, grad, jvp) is running: its tensors have no storage, and the error their
+# data_ptr() raises is slow to make (~0.5 ms on a GPU host: torch symbolizes its C++ stack)
+_functorch_active = torch._C._are_functorch_transforms_active
 
 
 @functools.lru_cache(maxsize=None)

@@ -92,6 +92,35 @@ class Recorded(torch.autograd.Function):
         return outputs, (0,) * len(outputs)
 
 
+def vmapped(fn, template, positions, tensors) -> tuple | None:
+    """The outputs of a call under vmap, batched at its level, or None where vmap is not the transform
+    running or no argument is batched at its level. It is what torch.func makes of Recorded's vmap
+    rule (custom_function_call_vmap_helper: unwrap at the level, the rule one level down, wrap),
+    without autograd.Function's and pytree's Python around it, which took ~200 us of a call."""
+    try:
+        interpreter = _current_interpreter()
+        if interpreter.key() != _VMAP:
+            return None
+        level = interpreter.level()
+        unwrapped = [_functorch._unwrap_batched(t, level) for t in tensors]
+    except (AttributeError, ImportError, RuntimeError):  # another torch's functorch: Recorded's rule
+        return None
+    dims = [dim for _, dim in unwrapped]
+    if all(dim is None for dim in dims):
+        return None
+    with interpreter.lower():
+        outputs = batched(fn, template, positions, [t for t, _ in unwrapped], dims, interpreter.batch_size())
+    return tuple(_functorch._add_batch_dim(output, 0, level) for output in outputs)
+
+
+def _current_interpreter():
+    from torch._functorch.pyfunctorch import retrieve_current_functorch_interpreter
+    return retrieve_current_functorch_interpreter()
+
+
+_VMAP = getattr(getattr(torch._C._functorch, "TransformType", None), "Vmap", None)
+
+
 def batched(fn, template, positions, tensors, dims, batch_size) -> tuple:
     """The outputs of a call over a batch, the batch first: each batched tensor's batch dim moved
     to the front and the rest lined up with the other tensors' dims (their logical shapes

@@ -141,12 +141,13 @@ def infer_output_types(ctx: FrontendContext, params: tuple) -> list:
 
 
 def infer_value_types(ctx: FrontendContext, params: tuple) -> tuple:
-    """The type of every value in the lowered body, in order, for these parameter types: two sets of
-    parameter types that give the same compute the same."""
+    """The dtype of every value in the lowered body, in order, for these parameter types: two sets of
+    parameter types that give the same compute the same (a value's priority, 0-d tensor or not,
+    only chooses dtypes)."""
     tree = copy.deepcopy(ctx.tree)
     spec = Specialization(params=params, out_dtypes=(), rank=1, index_dtype=None, device_type="cpu")
     InferTypes(ctx, spec).run(tree)
-    return tuple(getattr(node, "tz_type", None) for node in ast.walk(tree))
+    return tuple(getattr(getattr(node, "tz_type", None), "dtype", None) for node in ast.walk(tree))
 
 
 def approximable(ctx: FrontendContext, spec: Specialization) -> tuple:

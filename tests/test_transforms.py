@@ -5,6 +5,7 @@ function called example by example (what vmap means)."""
 from __future__ import annotations
 
 import math
+from unittest import mock
 
 import pytest
 import torch
@@ -13,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import tritonize
-from tritonize import pointwise
+from tritonize import pointwise, transforms
 
 
 @pointwise
@@ -210,3 +211,37 @@ def test_vmap_computes_what_each_example_computes(device, call):
     expected, = example_by_example(mul_add, tensors, dims, batch_size)
     assert got.dtype == expected.dtype and got.shape == expected.shape
     torch.testing.assert_close(got, expected, rtol=0, atol=0, equal_nan=True)
+
+
+def test_vmap_takes_the_direct_path_and_the_autograd_function_rule_alike(device, monkeypatch):
+    """A call under vmap is unwrapped at its level and batched directly (transforms.vmapped), not
+    through autograd.Function's vmap plumbing; where that is unavailable (another torch's functorch)
+    Recorded's own vmap rule gives the same results."""
+    batch, row, scale = values(device, 4, 5), values(device, 5, seed=12), values(device, 4, seed=13)
+    expected = (batch * row + batch, batch * scale[:, None] + batch, torch_gelu(batch))
+
+    def results():
+        return (torch.func.vmap(mul_add, in_dims=(0, None))(batch, row), torch.func.vmap(mul_add)(batch, scale),
+                torch.func.vmap(gelu)(batch))
+
+    rule = transforms.Recorded.vmap
+    with mock.patch.object(transforms.Recorded, "vmap", side_effect=rule) as through_the_function:
+        for got, wanted in zip(results(), expected):
+            torch.testing.assert_close(got, wanted)
+        assert not through_the_function.called
+    monkeypatch.setattr(transforms, "vmapped", lambda *args: None)
+    with mock.patch.object(transforms.Recorded, "vmap", side_effect=rule) as through_the_function:
+        for got, wanted in zip(results(), expected):
+            torch.testing.assert_close(got, wanted)
+        assert through_the_function.called
+
+
+def test_a_batched_0d_tensor_of_the_same_dtypes_is_one_call(device):
+    # where its dtypes do not change, a per-example number rides in the batch; where they do
+    # (float32 beside float16), the call is made example by example
+    batch, scale = values(device, 4, 5), values(device, 4, seed=14)
+    with mock.patch.object(transforms, "_example_by_example", wraps=transforms._example_by_example) as each:
+        torch.testing.assert_close(torch.func.vmap(mul_add)(batch, scale), batch * scale[:, None] + batch)
+        assert not each.called
+        torch.func.vmap(mul_add)(batch.half(), scale.float())
+        assert each.called
