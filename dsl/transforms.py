@@ -96,7 +96,8 @@ def vmapped(fn, template, positions, tensors) -> tuple | None:
     """The outputs of a call under vmap, batched at its level, or None where vmap is not the transform
     running or no argument is batched at its level. It is what torch.func makes of Recorded's vmap
     rule (custom_function_call_vmap_helper: unwrap at the level, the rule one level down, wrap),
-    without autograd.Function's and pytree's Python around it, which took ~200 us of a call."""
+    without autograd.Function's and pytree's Python around it: a vmap of gelu took 221 us of Python
+    through it on the CPU machine and 71 this way (500-650 and 170 us on an H200 host)."""
     try:
         interpreter = _current_interpreter()
         if interpreter.key() != _VMAP:
