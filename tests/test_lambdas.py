@@ -9,6 +9,7 @@ import sys
 import pytest
 import torch
 
+from tensor_strategies import python_elementwise
 from tritonize import DSLError, UnsupportedSyntax, pointwise
 
 double = pointwise(lambda x: 2 * x)
@@ -33,7 +34,7 @@ def values(device, dtype=torch.float32):
 
 def as_python(fn, x: torch.Tensor, *rest) -> torch.Tensor:
     """The scalar function run in plain Python, element by element, in float64."""
-    return torch.tensor([fn(v, *rest) for v in x.double().tolist()], dtype=torch.float64)
+    return torch.tensor(python_elementwise(fn, (x, *rest), x.shape)[0], dtype=torch.float64)
 
 
 def test_a_lambda_computes_what_it_computes_in_python(device):
