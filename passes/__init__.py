@@ -133,10 +133,7 @@ def derive_backward(ctx: FrontendContext, wrt: tuple, output: int | None = None)
 
 def infer_output_types(ctx: FrontendContext, params: tuple) -> list:
     """The torch types of the return values for these parameter types (op-by-op promotion)."""
-    tree = copy.deepcopy(ctx.tree)
-    spec = Specialization(params=params, out_dtypes=(), rank=1, index_dtype=None, device_type="cpu")
-    InferTypes(ctx, spec).run(tree)
-    ret = tree.body[-1].value
+    ret = _typed_tree(ctx, params).body[-1].value
     return [v.tz_type for v in (ret.elts if isinstance(ret, ast.Tuple) else [ret])]
 
 
@@ -144,10 +141,13 @@ def infer_value_types(ctx: FrontendContext, params: tuple) -> tuple:
     """The dtype of every value in the lowered body, in order, for these parameter types: two sets of
     parameter types that give the same compute the same (a value's priority, 0-d tensor or not,
     only chooses dtypes)."""
-    tree = copy.deepcopy(ctx.tree)
+    return tuple(getattr(getattr(node, "tz_type", None), "dtype", None) for node in ast.walk(_typed_tree(ctx, params)))
+
+
+def _typed_tree(ctx: FrontendContext, params: tuple) -> ast.FunctionDef:
+    """A copy of the lowered body with every value's type, for these parameter types."""
     spec = Specialization(params=params, out_dtypes=(), rank=1, index_dtype=None, device_type="cpu")
-    InferTypes(ctx, spec).run(tree)
-    return tuple(getattr(getattr(node, "tz_type", None), "dtype", None) for node in ast.walk(tree))
+    return InferTypes(ctx, spec).run(copy.deepcopy(ctx.tree))
 
 
 def approximable(ctx: FrontendContext, spec: Specialization) -> tuple:
