@@ -8,6 +8,11 @@ import torch
 from tritonize import torch_ops
 
 _functorch = torch._C._functorch
+try:  # what vmapped needs of torch's functorch (`import torch` has loaded it); without it, Recorded's rule
+    from torch._functorch.pyfunctorch import retrieve_current_functorch_interpreter as _current_interpreter
+except ImportError:
+    _current_interpreter = None
+_VMAP = getattr(getattr(_functorch, "TransformType", None), "Vmap", None)
 
 
 def wrapped(args, kwargs) -> bool:
@@ -62,7 +67,7 @@ class Recorded(torch.autograd.Function):
         wanted = [p for p, need in zip(ctx.positions, needs) if need]
         if not wanted:
             return (None, None, None) + (None,) * len(tensors)
-        args = list(filled(ctx.template, ctx.positions, tensors))
+        args = filled(ctx.template, ctx.positions, tensors)
         computed = iter(torch_ops.gradients(ctx.fn, args, grad_outputs, wanted))
         return (None, None, None, *[next(computed) if need else None for need in needs])
 
@@ -98,13 +103,15 @@ def vmapped(fn, template, positions, tensors) -> tuple | None:
     rule (custom_function_call_vmap_helper: unwrap at the level, the rule one level down, wrap),
     without autograd.Function's and pytree's Python around it: a vmap of gelu took 221 us of Python
     through it on the CPU machine and 71 this way (500-650 and 170 us on an H200 host)."""
+    if _current_interpreter is None:
+        return None
     try:
         interpreter = _current_interpreter()
         if interpreter.key() != _VMAP:
             return None
         level = interpreter.level()
         unwrapped = [_functorch._unwrap_batched(t, level) for t in tensors]
-    except (AttributeError, ImportError, RuntimeError):  # another torch's functorch: Recorded's rule
+    except (AttributeError, RuntimeError):  # another torch's functorch: Recorded's rule
         return None
     dims = [dim for _, dim in unwrapped]
     if all(dim is None for dim in dims):
@@ -114,12 +121,6 @@ def vmapped(fn, template, positions, tensors) -> tuple | None:
     return tuple(_functorch._add_batch_dim(output, 0, level) for output in outputs)
 
 
-def _current_interpreter():
-    from torch._functorch.pyfunctorch import retrieve_current_functorch_interpreter
-    return retrieve_current_functorch_interpreter()
-
-
-_VMAP = getattr(getattr(torch._C._functorch, "TransformType", None), "Vmap", None)
 
 
 def batched(fn, template, positions, tensors, dims, batch_size) -> tuple:
