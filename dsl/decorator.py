@@ -213,7 +213,8 @@ class PointwiseFunction:
             if torch.compiler.is_compiling() or _traced(args):
                 return self._op_call(args, kwargs, out)
             if torch.is_grad_enabled() and _requires_grad(args, kwargs, out):
-                return self._recorded_call(args, kwargs, out, "automatic differentiation, as in torch")
+                return self._recorded_call(args, kwargs, out, "automatic differentiation, as in torch",
+                                           ", or under torch.no_grad()")
             if _forward_ad._current_level >= 0 and transforms.dual(args, kwargs, out):
                 return self._recorded_call(args, kwargs, out, "forward-mode automatic differentiation")
             if _functorch_active() and transforms.wrapped(args, {**kwargs, "out": out}):
@@ -346,11 +347,10 @@ class PointwiseFunction:
 
     # -- autograd -----------------------------------------------------------------------------
 
-    def _recorded_call(self, args, kwargs, out, what: str):
+    def _recorded_call(self, args, kwargs, out, what: str, hint: str = ""):
         """A call recorded for autograd (reverse or forward mode), or made under torch.func's transforms
-        (grad, vmap, ...): `what` names which, for the refusal of out=."""
+        (grad, vmap, ...): `what` names which, and `hint` the other way out, for the refusal of out=."""
         if out is not None:
-            hint = ", or under torch.no_grad()" if what.startswith("automatic") else ""
             raise CallError(f"{self.__name__}(): out= does not support {what}; call it without out={hint}")
         values = self.bind(args, kwargs)
         ordered = [values[p] for p in self._params]
