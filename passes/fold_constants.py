@@ -1,16 +1,28 @@
-"""Evaluate operations whose operands are all literals with Python's own semantics, and
-propagate names bound to literals. Leaves anything that would raise or overflow int64."""
+"""Evaluate operations whose operands are all literals with Python's own semantics (a float `%`
+that is zero signed as the kernels sign it), and propagate names bound to literals. Leaves anything
+that would raise or overflow int64."""
 from __future__ import annotations
 
 import ast
 import copy
+import math
 import operator
 
 from tritonize.passes.ast_tools import constant, is_math_call, math_name
 from tritonize.passes.math_table import PYTHON_FUNCTIONS
 
+
+def _remainder(a, b):
+    """Python's `a % b`, but a float zero takes the dividend's sign, as torch.remainder and the kernels
+    give it (Python gives the divisor's: 3.0 % -1.5 is -0.0 there, 0.0 in a kernel)."""
+    result = a % b
+    if isinstance(result, float) and result == 0.0:
+        return math.copysign(0.0, a)
+    return result
+
+
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-           ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+           ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: _remainder,
            ast.Pow: operator.pow, ast.BitAnd: operator.and_, ast.BitOr: operator.or_,
            ast.BitXor: operator.xor, ast.LShift: operator.lshift, ast.RShift: operator.rshift}
 _UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert, ast.Not: operator.not_}

@@ -547,6 +547,23 @@ def test_fold_constants_examples_from_the_brief():
     assert folded[17] == "2.0"      # math.floor(2.5) keeps a float, as torch.floor does
 
 
+def zero_remainders(x):
+    return 3 % -1.5, -3.0 % 1.5, -0.0 % 1.5, 0.0 % -1.5, 3 % -2
+
+
+def test_fold_constants_signs_a_zero_remainder_as_the_kernels_do(device):
+    """A float `%` that is zero takes the dividend's sign, as torch.remainder and the kernels give it
+    (Python gives the divisor's): folded and computed from tensors alike (a fuzz program drew 3 % -1.5)."""
+    folded = ast.unparse(run_until(zero_remainders, FoldConstants)[0].body[-1].value)
+    assert folded == "(0.0, -0.0, -0.0, 0.0, -1)"
+    pairs = [(3.0, -1.5), (-3.0, 1.5), (-0.0, 1.5), (0.0, -1.5)]
+    dividends, divisors = (torch.tensor(v, dtype=torch.float64, device=device) for v in zip(*pairs))
+    computed = pointwise(lambda a, b: a % b)(dividends, divisors)
+    assert [math.copysign(1.0, v) for v in computed.tolist()] == [math.copysign(1.0, ast.literal_eval(text))
+                                                                  for text in folded[1:-1].split(", ")[:4]]
+    assert [math.copysign(1.0, v) for v in torch.remainder(dividends, divisors).tolist()] == [1.0, -1.0, -1.0, 1.0]
+
+
 def not_folded(x):
     return x + (1 / 0) + 2 ** 64 + (-8.0) ** 0.5 + 5 // 0 + math.log(-1.0) + math.inf
 
