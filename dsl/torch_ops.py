@@ -1,6 +1,8 @@
 """@pointwise functions as torch.library ops (namespace `tritonize`), so that torch.compile
 puts a call into its graph whole, with a fake implementation for shapes and dtypes and a
-backward op that runs the derived gradient kernel.
+backward op that runs the derived gradient kernel. Each op's autograd and vmap kernels are ones
+that torch.func's transforms pass through, eager (grad, vjp, jacrev, vmap: the decorator calls the
+op there) and inside torch.compile.
 
 A function takes a tensor or a number in each parameter; an op's schema cannot, so there is
 one op per pattern of tensors and numbers (`Tensor x, Scalar beta`). The likely pattern
@@ -15,8 +17,11 @@ import ast
 import hashlib
 import re
 import threading
+from pathlib import Path
 
 import torch
+
+from tritonize import transforms
 
 LIBRARY = torch.library.Library("tritonize", "FRAGMENT")
 _REGISTERED: dict[str, object] = {}  # op name -> op: the same function defined again reuses its op
@@ -39,8 +44,13 @@ def op_for(fn, pattern: tuple):
     return found
 
 
+# Op names carry a hash of this file: a graph that torch.compile cached (AOTAutograd's, Inductor's) holds
+# what these kernels made of a call when it was traced, which a changed kernel must not be handed
+_KERNELS = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:12]
+
+
 def _op_name(fn, pattern) -> str:
-    content = ast.dump(fn._ctx.tree) + repr(pattern) + repr(fn.promotion)
+    content = ast.dump(fn._ctx.tree) + repr(pattern) + repr(fn.promotion) + _KERNELS
     digest = hashlib.sha256(content.encode()).hexdigest()[:12]
     return f"{re.sub(r'[^0-9a-zA-Z_]', '_', fn._ctx.function_name)}_{digest}"
 
@@ -58,58 +68,111 @@ def _register(fn, pattern):
     def forward(*args):
         return fn._run(args)
 
-    def backward_op(*args):
+    def backward(*args):
         *args, grads, wanted = args
-        return gradients(fn, args, grads, wanted)
+        return transforms.gradients(fn, args, grads, wanted)
 
     def fake_gradients(*args):
         *args, _, wanted = args
         return [torch.empty_like(args[i]) for i in wanted]
 
-    def setup_context(ctx, inputs, output):
-        ctx.save_for_backward(*[v for v in inputs if isinstance(v, torch.Tensor)])
-        ctx.template = [None if isinstance(v, torch.Tensor) else v for v in inputs]
-
-    def backward(ctx, *grad_outputs):
-        tensors = iter(ctx.saved_tensors)
-        args = [next(tensors) if is_tensor else value for value, is_tensor in zip(ctx.template, pattern)]
-        wanted = [i for i, is_tensor in enumerate(pattern) if is_tensor and ctx.needs_input_grad[i]
-                  and args[i].is_floating_point()]
-        grads = [None] * len(args)
-        if wanted:
-            computed = getattr(torch.ops.tritonize, f"{name}_backward").default(*args, list(grad_outputs), wanted)
-            for i, grad in zip(wanted, computed):
-                grads[i] = grad
-        return tuple(grads)
-
     qualified = f"tritonize::{name}"
     LIBRARY.impl(name, forward, "CompositeExplicitAutograd")
-    LIBRARY.impl(f"{name}_backward", backward_op, "CompositeExplicitAutograd")
+    LIBRARY.impl(f"{name}_backward", backward, "CompositeExplicitAutograd")
     torch.library.register_fake(qualified, lambda *args: fn._fake_outputs(args), lib=LIBRARY)
     torch.library.register_fake(f"{qualified}_backward", fake_gradients, lib=LIBRARY)
-    torch.library.register_autograd(qualified, backward, setup_context=setup_context, lib=LIBRARY)
-
-    def batched(info, in_dims, *args):
-        from tritonize import transforms  # it imports this module
-        positions = tuple(i for i, is_tensor in enumerate(pattern) if is_tensor)
-        template = [None if is_tensor else value for value, is_tensor in zip(args, pattern)]
-        outputs = transforms.batched(fn, template, positions, [args[i] for i in positions],
-                                     [in_dims[i] for i in positions], info.batch_size)
-        return (outputs[0], 0) if fn.num_outputs == 1 else (outputs, (0,) * fn.num_outputs)
-
-    torch.library.register_vmap(qualified, batched, lib=LIBRARY)  # vmap inside torch.compile
-    op = _REGISTERED[name] = getattr(torch.ops.tritonize, name).default
+    op = getattr(torch.ops.tritonize, name).default
+    backward_op = getattr(torch.ops.tritonize, f"{name}_backward").default
+    LIBRARY.impl(name, _autograd_kernel(op, backward_op, pattern), "Autograd", with_keyset=True)
+    LIBRARY.impl(f"{name}_backward", _backward_autograd_kernel(fn, backward_op), "Autograd", with_keyset=True)
+    # vmap, eager and inside torch.compile (one call on the batch), and vmap over the backward (jacrev)
+    LIBRARY.impl(name, transforms.batched_kernel(fn, pattern, op), "FuncTorchBatched", with_keyset=True)
+    torch.library.register_vmap(f"{qualified}_backward", lambda info, in_dims, *args: transforms.batched_gradients(
+        fn, info, in_dims, args), lib=LIBRARY)
+    _REGISTERED[name] = op
     return op
 
 
-def gradients(fn, args, grads, wanted):
-    """The derived kernel's gradients of the parameters `wanted`, summed back over broadcast
-    dims and in each input's dtype. An unused output contributes no gradient."""
-    result = fn.derivative(tuple(fn._params[i] for i in wanted))(*args, *[g if g is not None else 0.0 for g in grads])
-    result = result if isinstance(result, tuple) else (result,)
-    out = []
-    for i, grad in zip(wanted, result):
-        if grad.shape != args[i].shape:
-            grad = grad.sum_to_size(args[i].shape)
-        out.append(grad.to(args[i].dtype))
-    return out
+# -- autograd ---------------------------------------------------------------------------------------
+# The ops' own Autograd kernels, where torch.library.register_autograd's would do for autograd alone:
+# its autograd.Function is one that torch.func's transforms refuse (grad and jacrev inside
+# torch.compile failed while tracing), and an aten op's formula is what they take: the kernel records
+# at its level with a plain autograd Function, and the levels below see the call in grad mode.
+
+_AFTER_AUTOGRAD = torch._C._after_autograd_keyset
+_functorch = torch._C._functorch
+
+
+class _OpGradient(torch.autograd.Function):
+    """An op's call as autograd records it: forward runs the op below autograd, backward its
+    backward op."""
+
+    @staticmethod
+    def forward(ctx, op, backward_op, pattern, keyset, *args):
+        # apply turned grad mode off; the levels of torch.func's transforms below this one (the inner
+        # call of a grad of grad) record in the call's mode, which was on, as under an aten op's formula
+        with torch._C._AutoDispatchBelowAutograd(), torch.enable_grad():
+            result = op.redispatch(keyset & _AFTER_AUTOGRAD, *args)
+        ctx.backward_op, ctx.pattern = backward_op, pattern
+        ctx.template = [None if is_tensor else value for value, is_tensor in zip(args, pattern)]
+        ctx.save_for_backward(*[v for v, is_tensor in zip(args, pattern) if is_tensor])
+        outputs = result if isinstance(result, tuple) else (result,)
+        ctx.mark_non_differentiable(*[o for o in outputs if not o.is_floating_point()])
+        return result
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        tensors = iter(ctx.saved_tensors)
+        args = [next(tensors) if is_tensor else value for value, is_tensor in zip(ctx.template, ctx.pattern)]
+        needs = ctx.needs_input_grad[4:]
+        wanted = [i for i, is_tensor in enumerate(ctx.pattern)
+                  if is_tensor and needs[i] and args[i].is_floating_point()]
+        grads = [None] * len(args)
+        if wanted:
+            for i, grad in zip(wanted, ctx.backward_op(*args, list(grad_outputs), wanted)):
+                grads[i] = grad
+        return (None, None, None, None, *grads)
+
+
+# autograd.Function's apply without the Python in front of it, which hands a call under torch.func's
+# transforms to functorch's custom_function_call (no Autograd kernel of its own: it failed here)
+_apply = super(torch.autograd.Function, _OpGradient).apply
+
+
+def _autograd_kernel(op, backward_op, pattern):
+    def kernel(keyset, *args):
+        if not (torch.is_grad_enabled() and torch._C._any_requires_grad(*args)):
+            with torch._C._AutoDispatchBelowAutograd():
+                return op.redispatch(keyset & _AFTER_AUTOGRAD, *args)
+        if not torch._C._are_functorch_transforms_active():
+            return _apply(op, backward_op, pattern, keyset, *args)
+        # a transform's level: its interpreter has wrapped the arguments for this level alone, the case
+        # functorch's own single-level Functions are allowed for
+        allowed = _functorch.get_single_level_autograd_function_allowed()
+        _functorch.set_single_level_autograd_function_allowed(True)
+        try:
+            return _apply(op, backward_op, pattern, keyset, *args)
+        finally:
+            _functorch.set_single_level_autograd_function_allowed(allowed)
+    return kernel
+
+
+def _backward_autograd_kernel(fn, backward_op):
+    def kernel(keyset, *args):
+        *values, grads, wanted = args
+        if torch.is_grad_enabled() and torch._C._any_requires_grad(*values, *[g for g in grads if g is not None]):
+            # a gradient that is differentiated again (create_graph, a grad of grad, jacrev of jacrev):
+            # made of ops whose autograd records it
+            return recorded_gradients(fn, values, grads, wanted)
+        with torch._C._AutoDispatchBelowAutograd():
+            return backward_op.redispatch(keyset & _AFTER_AUTOGRAD, *args)
+    return kernel
+
+
+def recorded_gradients(fn, args, grads, wanted) -> list:
+    """`transforms.gradients` as ops that autograd records: the derived function's op, sum_to_size, to."""
+    derived = fn.derivative(tuple(fn._params[i] for i in wanted))
+    values = [*args, *[0.0 if g is None else g for g in grads]]
+    result = op_for(derived, tuple(isinstance(v, torch.Tensor) for v in values))(*values)
+    result = result if isinstance(result, (tuple, list)) else (result,)
+    return [grad.sum_to_size(args[i].shape).to(args[i].dtype) for i, grad in zip(wanted, result)]

@@ -1,18 +1,15 @@
-"""A @pointwise call recorded for autograd and for torch.func's transforms (grad, vjp, jacrev,
-jvp, jacfwd, hessian, vmap): the autograd.Function whose backward and jvp run derived gradient
-functions, and whose vmap rule runs the kernel once on the batched tensors' own tensors."""
+"""@pointwise calls under autograd and torch.func's transforms (grad, vjp, jacrev, jvp, jacfwd,
+hessian, vmap): the autograd.Function that records an eager call (its backward and jvp run derived
+gradient functions, its vmap rule the kernel once on the batch), the batched call, and the op's
+kernel for vmap's batched tensors."""
 from __future__ import annotations
 
-import torch
+import contextlib
 
-from tritonize import torch_ops
+import torch
+from torch._functorch.pyfunctorch import retrieve_current_functorch_interpreter as _current_interpreter
 
 _functorch = torch._C._functorch
-try:  # what vmapped needs of torch's functorch (`import torch` has loaded it); without it, Recorded's rule
-    from torch._functorch.pyfunctorch import retrieve_current_functorch_interpreter as _current_interpreter
-except ImportError:
-    _current_interpreter = None
-_VMAP = getattr(getattr(_functorch, "TransformType", None), "Vmap", None)
 
 
 def wrapped(args, kwargs) -> bool:
@@ -31,6 +28,19 @@ def dual(args, kwargs, out) -> bool:
     outputs = out if isinstance(out, (tuple, list)) else (out,)
     return any(isinstance(v, torch.Tensor) and torch.autograd.forward_ad.unpack_dual(v).tangent is not None
                for v in (*args, *kwargs.values(), *outputs))
+
+
+def gradients(fn, args, grads, wanted):
+    """The derived kernel's gradients of the parameters `wanted`, summed back over broadcast
+    dims and in each input's dtype. An unused output contributes no gradient."""
+    result = fn.derivative(tuple(fn._params[i] for i in wanted))(*args, *[g if g is not None else 0.0 for g in grads])
+    result = result if isinstance(result, tuple) else (result,)
+    out = []
+    for i, grad in zip(wanted, result):
+        if grad.shape != args[i].shape:
+            grad = grad.sum_to_size(args[i].shape)
+        out.append(grad.to(args[i].dtype))
+    return out
 
 
 def filled(template, positions, tensors) -> tuple:
@@ -68,7 +78,7 @@ class Recorded(torch.autograd.Function):
         if not wanted:
             return (None, None, None) + (None,) * len(tensors)
         args = filled(ctx.template, ctx.positions, tensors)
-        computed = iter(torch_ops.gradients(ctx.fn, args, grad_outputs, wanted))
+        computed = iter(gradients(ctx.fn, args, grad_outputs, wanted))
         return (None, None, None, *[next(computed) if need else None for need in needs])
 
     @staticmethod
@@ -97,30 +107,61 @@ class Recorded(torch.autograd.Function):
         return outputs, (0,) * len(outputs)
 
 
-def vmapped(fn, template, positions, tensors) -> tuple | None:
-    """The outputs of a call under vmap, batched at its level, or None where vmap is not the transform
-    running or no argument is batched at its level. It is what torch.func makes of Recorded's vmap
-    rule (custom_function_call_vmap_helper: unwrap at the level, the rule one level down, wrap),
-    without autograd.Function's and pytree's Python around it: a vmap of gelu took 221 us of Python
-    through it on the CPU machine and 71 this way (500-650 and 170 us on an H200 host)."""
-    if _current_interpreter is None:
-        return None
-    try:
+_BATCHED = torch._C.DispatchKeySet(torch._C.DispatchKey.FuncTorchBatched)
+
+
+def batched_kernel(fn, pattern, op):
+    """The op's kernel for vmap's batched tensors (its FuncTorchBatched dispatch key), eager or inside
+    torch.compile: the call unwrapped at its vmap level, batched (`batched`) and wrapped, as
+    torch.library.register_vmap's kernel does it (custom_function_call_vmap_helper) without the pytree
+    Python around every call. On the CPU machine a vmap of gelu takes 66 us a call (62 where the
+    decorator batched it itself, 221 through autograd.Function's rule), and per-example gradients
+    400 (1130 through autograd.Function at the grad level)."""
+    positions = tuple(i for i, is_tensor in enumerate(pattern) if is_tensor)
+    single = fn.num_outputs == 1
+
+    def kernel(keyset, *args):
         interpreter = _current_interpreter()
-        if interpreter.key() != _VMAP:
-            return None
         level = interpreter.level()
-        unwrapped = [_functorch._unwrap_batched(t, level) for t in tensors]
-    except (AttributeError, RuntimeError):  # another torch's functorch: Recorded's rule
-        return None
-    dims = [dim for _, dim in unwrapped]
-    if all(dim is None for dim in dims):
-        return None
-    with interpreter.lower():
-        outputs = batched(fn, template, positions, [t for t, _ in unwrapped], dims, interpreter.batch_size())
-    return tuple(_functorch._add_batch_dim(output, 0, level) for output in outputs)
+        unwrapped = [_functorch._unwrap_batched(args[i], level) for i in positions]
+        dims = [dim for _, dim in unwrapped]
+        # one level down, as torch's helper goes there: this key excluded; and where this level is the
+        # only one, out of functorch altogether, so that the call below takes the steady path (the
+        # interpreters of a nested transform must stay: popping one there trips functorch's asserts)
+        alone = _functorch.get_dynamic_layer_stack_depth() == 1
+        with torch._C._ExcludeDispatchKeyGuard(_BATCHED), (interpreter.lower() if alone else contextlib.nullcontext()):
+            if all(dim is None for dim in dims):
+                return op(*args)
+            template = [None if is_tensor else value for value, is_tensor in zip(args, pattern)]
+            outputs = batched(fn, template, positions, [t for t, _ in unwrapped], dims, interpreter.batch_size())
+        outputs = tuple(_functorch._add_batch_dim(output, 0, level) for output in outputs)
+        return outputs[0] if single else outputs
+    return kernel
 
 
+def batched_gradients(fn, info, in_dims, args) -> tuple:
+    """The backward op's vmap rule (jacrev, and vmap over grad): `gradients` over a batch, the derived
+    function called once on it (`batched`), each gradient summed back over its input's broadcast dims
+    example by example, the batch first."""
+    *args, grads, wanted = args
+    *arg_dims, grad_dims, _ = in_dims
+    batch_size = info.batch_size
+    grad_dims = [None if g is None else d for g, d in zip(grads, grad_dims)]
+    values = [*args, *[0.0 if g is None else g for g in grads]]
+    dims = [*arg_dims, *grad_dims]
+    positions = tuple(i for i, v in enumerate(values) if isinstance(v, torch.Tensor))
+    template = [None if i in positions else v for i, v in enumerate(values)]
+    derived = fn.derivative(tuple(fn._params[i] for i in wanted))
+    results = batched(derived, template, positions, [values[i] for i in positions], [dims[i] for i in positions],
+                      batch_size)
+    rank = max((values[i].dim() - (dims[i] is not None) for i in positions), default=0)
+    out = []
+    for i, grad in zip(wanted, results):
+        shape = args[i].shape if arg_dims[i] is None else args[i].movedim(arg_dims[i], 0).shape[1:]
+        lined_up = (batch_size,) + (1,) * (rank - len(shape)) + tuple(shape)
+        out.append(grad.expand(batch_size, *grad.shape[1:]).sum_to_size(lined_up).reshape(batch_size, *shape)
+                   .to(args[i].dtype))
+    return out, [0] * len(out)
 
 
 def batched(fn, template, positions, tensors, dims, batch_size) -> tuple:

@@ -111,3 +111,29 @@ def test_forward_mode_inside_torch_compile_keeps_its_tangents(device):
     with forward_ad.dual_level():
         result = forward(forward_ad.make_dual(x, t))
         torch.testing.assert_close(forward_ad.unpack_dual(result).tangent, expected)
+
+
+def test_reverse_mode_transforms_inside_torch_compile(device):
+    """grad, jacrev, a grad of grad and vmap over grad traced by torch.compile give torch's own values
+    (they failed while tracing: torch.library.register_autograd's Function is one torch.func refuses;
+    and a grad of grad must not come out as zeros, which the op's forward gave while it ran its lower
+    levels with grad mode off)."""
+    x = torch.randn(6, device=device, dtype=torch.float64)
+    batch = torch.randn(3, 6, device=device, dtype=torch.float64)
+
+    def torch_silu_and_mul(v, w):
+        return torch.nn.functional.silu(v) * w
+
+    def transforms_of(fn):
+        loss = lambda v: fn(v, x).sum()  # noqa: E731
+        return [
+            lambda: torch.func.grad(loss)(x),
+            lambda: torch.func.jacrev(lambda v: fn(v, v))(x),
+            lambda: torch.func.grad(lambda v: torch.func.grad(loss)(v).sum())(x),
+            lambda: torch.func.vmap(torch.func.grad(loss))(batch),
+            lambda: torch.func.grad(lambda r: polar(r, x)[1].sum() if fn is silu_and_mul
+                                    else (r * torch.sin(x)).sum())(x),
+        ]
+
+    for ours, theirs in zip(transforms_of(silu_and_mul), transforms_of(torch_silu_and_mul)):
+        torch.testing.assert_close(torch.compile(ours)(), theirs())

@@ -213,27 +213,43 @@ def test_vmap_computes_what_each_example_computes(device, call):
     torch.testing.assert_close(got, expected, rtol=0, atol=0, equal_nan=True)
 
 
-def test_vmap_takes_the_direct_path_and_the_autograd_function_rule_alike(device, monkeypatch):
-    """A call under vmap is unwrapped at its level and batched directly (transforms.vmapped), not
-    through autograd.Function's vmap plumbing; where that is unavailable (another torch's functorch)
-    Recorded's own vmap rule gives the same results."""
+def test_reverse_mode_and_vmap_call_the_op_and_forward_mode_the_function(device):
+    """Under vmap, grad, vjp and jacrev a call is its torch.library op, whose own autograd and vmap
+    kernels record and batch at the transform's level (without the Python that functorch puts
+    around an autograd.Function); under forward mode (jvp, and jacfwd's vmap over it) it is the
+    autograd.Function, whose jvp and vmap rules run (a vmap of jvp over batched primals)."""
     batch, row, scale = values(device, 4, 5), values(device, 5, seed=12), values(device, 4, seed=13)
-    expected = (batch * row + batch, batch * scale[:, None] + batch, torch_gelu(batch))
-
-    def results():
-        return (torch.func.vmap(mul_add, in_dims=(0, None))(batch, row), torch.func.vmap(mul_add)(batch, scale),
-                torch.func.vmap(gelu)(batch))
-
-    rule = transforms.Recorded.vmap
-    with mock.patch.object(transforms.Recorded, "vmap", side_effect=rule) as through_the_function:
-        for got, wanted in zip(results(), expected):
-            torch.testing.assert_close(got, wanted)
+    forward, rule = transforms.Recorded.forward, transforms.Recorded.vmap
+    with mock.patch.object(transforms.Recorded, "forward", side_effect=forward) as through_the_function, \
+            mock.patch.object(transforms, "batched", wraps=transforms.batched) as batched:
+        torch.testing.assert_close(torch.func.vmap(mul_add, in_dims=(0, None))(batch, row), batch * row + batch)
+        torch.testing.assert_close(torch.func.vmap(mul_add)(batch, scale), batch * scale[:, None] + batch)
+        torch.testing.assert_close(torch.func.vmap(torch.func.grad(lambda v: gelu(v).sum()))(batch),
+                                   torch.func.vmap(torch.func.grad(lambda v: torch_gelu(v).sum()))(batch))
+        torch.testing.assert_close(torch.func.jacrev(gelu)(row), torch.func.jacrev(torch_gelu)(row))
+        assert batched.called
         assert not through_the_function.called
-    monkeypatch.setattr(transforms, "vmapped", lambda *args: None)
-    with mock.patch.object(transforms.Recorded, "vmap", side_effect=rule) as through_the_function:
-        for got, wanted in zip(results(), expected):
-            torch.testing.assert_close(got, wanted)
-        assert through_the_function.called
+    with mock.patch.object(transforms.Recorded, "vmap", side_effect=rule) as vmap_rule:
+        torch.testing.assert_close(torch.func.vmap(lambda v: torch.func.jvp(gelu, (v,), (v,))[1])(batch),
+                                   torch.func.vmap(lambda v: torch.func.jvp(torch_gelu, (v,), (v,))[1])(batch))
+        assert vmap_rule.called
+
+
+def test_second_derivatives_in_reverse_mode(device):
+    """A gradient differentiated again (grad of grad, jacrev of jacrev, create_graph) is recorded: the
+    backward's own autograd is the derived function's op."""
+    x = values(device, 6)
+
+    def second(fn):
+        return torch.func.grad(lambda v: torch.func.grad(lambda u: fn(u).sum())(v).sum())(x)
+
+    torch.testing.assert_close(second(gelu), second(torch_gelu))
+    torch.testing.assert_close(torch.func.jacrev(torch.func.jacrev(lambda v: polar(v, x)[0]))(x),
+                               torch.func.jacrev(torch.func.jacrev(lambda v: torch_polar(v, x)[0]))(x))
+    tracked = x.clone().requires_grad_()
+    (first,) = torch.autograd.grad(mul_add(tracked, tracked).sum(), tracked, create_graph=True)
+    (again,) = torch.autograd.grad(first.sum(), tracked)
+    torch.testing.assert_close(again, torch.full_like(x, 2.0))
 
 
 def test_a_batched_0d_tensor_of_the_same_dtypes_is_one_call(device):
