@@ -126,9 +126,10 @@ def batched_kernel(fn, pattern, op):
         unwrapped = [_functorch._unwrap_batched(args[i], level) for i in positions]
         dims = [dim for _, dim in unwrapped]
         # one level down, as torch's helper goes there: this key excluded; and where this level is the
-        # only one, out of functorch altogether, so that the call below takes the steady path (the
-        # interpreters of a nested transform must stay: popping one there trips functorch's asserts)
-        alone = _functorch.get_dynamic_layer_stack_depth() == 1
+        # only one and its tensors are plain, out of functorch altogether, so that the call below takes
+        # the steady path (a nested transform's interpreters must stay, and a tracer's tensors' Python
+        # dispatch too: popping there trips asserts of functorch's, and of torch 2.11's Python fallback)
+        alone = _functorch.get_dynamic_layer_stack_depth() == 1 and all(type(t) is torch.Tensor for t, _ in unwrapped)
         with torch._C._ExcludeDispatchKeyGuard(_BATCHED), (interpreter.lower() if alone else contextlib.nullcontext()):
             if all(dim is None for dim in dims):
                 return op(*args)
