@@ -313,8 +313,8 @@ def check_output(label: str, out, shape: tuple, dtype: torch.dtype, device: torc
         raise OutArgumentError(f"{label} is a StridedView, which is a read-only input; out= takes a tensor")
     if not isinstance(out, torch.Tensor):
         raise OutArgumentError(f"{label} must be a tensor, got {type(out).__name__}")
-    if tuple(out.shape) != shape:
-        raise OutArgumentError(f"{label} has shape {tuple(out.shape)}, but the result has shape {shape}")
+    # device and dtype first, as torch checks them: a zero-element out of the wrong shape is one that a
+    # call resizes (PointwiseFunction._resize_empty) unless these refuse it
     if out.device != device:
         raise OutArgumentError(f"{label} is on {out.device}, but the inputs are on {device}")
     if not torch.can_cast(dtype, out.dtype):
@@ -322,6 +322,8 @@ def check_output(label: str, out, shape: tuple, dtype: torch.dtype, device: torc
                             f"{dtype_name(dtype)} can't be cast to it", dtype, out.dtype)
     if out.dtype not in SUPPORTED_DTYPES:
         raise DtypeError(f"{label} has dtype {dtype_name(out.dtype)}, which tritonize kernels do not support")
+    if tuple(out.shape) != shape:
+        raise OutArgumentError(f"{label} has shape {tuple(out.shape)}, but the result has shape {shape}")
     if any(n > 1 and s == 0 for n, s in zip(out.shape, out.stride())):
         raise OutArgumentError(f"{label} has a broadcast (stride-0) dim: more than one element would be "
                                f"written to a single memory location")

@@ -230,6 +230,8 @@ class PointwiseFunction:
         signature_key of `args`, every parameter by position, and of the out= tensors (plain ones),
         where the steady path found no recipe."""
         outputs = _plain_outputs(out) if out is not None else None
+        if outputs is not None and any(o.numel() == 0 for o in outputs) and self._resize_empty(args, kwargs, outputs):
+            key = None  # keyed anew, by the outputs' new shapes
         if key is None:
             kwargs = kwargs or {}
             positional = self._positional(args, kwargs)
@@ -284,6 +286,28 @@ class PointwiseFunction:
             recipe.write_guard = call.WriteGuard(plan.sizes, plan.inputs, plan.outputs)
             self._remember(self._out_recipes, key, recipe)
         return recipe.finish(launched)
+
+    def _resize_empty(self, args, kwargs, outputs) -> bool:
+        """Resize out= tensors with zero elements to the result's shape, as torch resizes them (an
+        `out=torch.empty(0)` to be filled), once every output's device and dtype would take the result:
+        torch checks those first, and a call refused for them leaves its outputs as they were. True
+        where one was resized."""
+        if len(outputs) != self.num_outputs:
+            return False  # the planner refuses the count
+        _, _, _, _, device, shape, dtypes = self._analyze(self.bind(args, kwargs or {}))
+        if any(o.device != device or not torch.can_cast(dtype, o.dtype) for o, dtype in zip(outputs, dtypes)):
+            return False  # the planner says which, and why
+        resized = False
+        for k, output in enumerate(outputs):
+            if output.numel() == 0 and tuple(output.shape) != shape:
+                label = "out" if self.num_outputs == 1 else f"out[{k}]"
+                try:
+                    output.resize_(shape)
+                except RuntimeError as error:  # storage that is not resizable: a view's, numpy's
+                    raise OutArgumentError(f"{label} has zero elements, and resizing it to the result's "
+                                           f"shape {shape} failed: {error}") from None
+                resized = True
+        return resized
 
     def _missed_class(self, args, out, outputs, key):
         """The class key and walk of a call the steady path missed (_run's `key`, `out` and its plain

@@ -14,6 +14,7 @@ import os
 import traceback
 from math import gamma
 
+import numpy
 import pytest
 import torch
 
@@ -756,6 +757,25 @@ def test_out_of_the_wrong_shape(device):
     with pytest.raises(OutArgumentError):
         add2(torch.ones(3, device=device), 1.0, out=out)
     assert_untouched(out)
+
+
+def test_out_with_zero_elements_is_resized_only_where_the_call_goes_ahead(device):
+    """A zero-element out= is resized (as torch resizes it) only once the call's other checks of it
+    pass: one of a dtype the result cannot be cast to keeps its shape, as in torch."""
+    x = torch.ones(3, device=device)
+    out = torch.empty(0, dtype=torch.int64, device=device)
+    with pytest.raises(OutArgumentError, match="int64"):
+        add2(x, 0.5, out=out)
+    assert out.shape == (0,)
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        torch.add(x, 0.5, out=out)  # torch refuses it, and leaves it, alike
+    assert out.shape == (0,)
+
+
+def test_out_with_zero_elements_in_memory_that_cannot_grow():
+    frozen = torch.from_numpy(numpy.empty(0, dtype=numpy.float32))  # numpy's memory: torch cannot grow it
+    with pytest.raises(OutArgumentError, match=r"out has zero elements, and resizing it to the result's shape \(3,\)"):
+        add2(torch.ones(3), 0.5, out=frozen)
 
 
 def test_out_of_a_dtype_the_result_cannot_be_cast_to(device):

@@ -259,6 +259,29 @@ def test_two_outputs_with_out_tuple(device):
     torch.testing.assert_close(b, x * 2)
 
 
+def test_out_with_zero_elements_is_resized_as_torch_resizes_it(device):
+    """out= with zero elements (`torch.empty(0)`, to be filled) takes the result's shape, call after call
+    (each call keyed by the resized shape: a recipe kept for the empty one would write past it), in
+    both outputs of a pair, and for a result that has zero elements itself."""
+    x, y = torch.randn(4, 5, device=device), torch.randn(5, device=device)
+    for _ in range(3):
+        out = torch.empty(0, device=device)
+        assert add(x, y, out=out) is out
+        assert out.shape == (4, 5) and out.is_contiguous()
+        torch.testing.assert_close(out, x + y)
+    out = torch.empty(7, device=device)[:0]  # a view, with room in its storage
+    torch.testing.assert_close(add(x, y, out=out), x + y)
+    a, b = torch.empty(0, 3, device=device), torch.empty(0, device=device)
+    ra, rb = sincos(x, out=(a, b))
+    assert ra is a and rb is b and a.shape == b.shape == (4, 5)
+    torch.testing.assert_close(b, x * 2)
+    out = torch.empty(0, device=device)
+    add(torch.empty(0, 3, device=device), 1.0, out=out)
+    assert out.shape == (0, 3)
+    out = torch.empty(0, dtype=torch.float64, device=device)  # a wider dtype takes the result too
+    torch.testing.assert_close(add(x, y, out=out), (x + y).double())
+
+
 def test_cache_file_name_location_and_comments(device):
     x = torch.randn(3, 4, device=device)
     path = add.source_path(x, x)
