@@ -123,6 +123,12 @@ class PointwiseFunction:
     def __repr__(self) -> str:
         return f"<pointwise {self.__qualname__}{self._signature} from {self._ctx.filename}:{self._ctx.first_line}>"
 
+    def __reduce__(self):
+        # pickled by reference, by its module and qualified name, as a def is: a spawned worker
+        # (multiprocessing, a DataLoader's) or torch.load imports it there, with kernels of its own;
+        # and copy.deepcopy of a model that holds one keeps it (its recipes and locks are this process's)
+        return self.__qualname__
+
     # -- calling ------------------------------------------------------------------------------
 
     def __call__(self, *args, **kwargs):

@@ -2,11 +2,13 @@
 the on-disk cache, source comments, functions defined in notebooks and redefined."""
 from __future__ import annotations
 
+import copy
 import dataclasses
 import itertools
 import linecache
 import math
 import os
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -280,6 +282,35 @@ def test_out_with_zero_elements_is_resized_as_torch_resizes_it(device):
     assert out.shape == (0, 3)
     out = torch.empty(0, dtype=torch.float64, device=device)  # a wider dtype takes the result too
     torch.testing.assert_close(add(x, y, out=out), (x + y).double())
+
+
+class _Holder(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.activation = add  # a @pointwise function kept on a module
+
+    def forward(self, x):
+        return self.activation(x, 1.0)
+
+
+def test_a_function_pickles_and_copies_by_reference(device, tmp_path):
+    """As a def does: pickle and torch.save name its module and qualified name (a spawned worker imports
+    it there), copy and deepcopy keep it (its locks cannot be copied), and a lambda by its variable."""
+    from test_lambdas import double
+
+    for fn in (add, double):
+        assert pickle.loads(pickle.dumps(fn)) is fn
+        assert copy.copy(fn) is fn and copy.deepcopy(fn) is fn
+    model = _Holder()
+    x = torch.randn(5, device=device)
+    torch.testing.assert_close(copy.deepcopy(model)(x), x + 1.0)
+    torch.save(model, tmp_path / "model.pt")
+    loaded = torch.load(tmp_path / "model.pt", weights_only=False)
+    assert loaded.activation is add
+    torch.testing.assert_close(loaded(x), x + 1.0)
+    nested = pointwise(lambda v: v + 2)  # not reachable by name, as a nested def is not
+    with pytest.raises((pickle.PicklingError, AttributeError)):
+        pickle.dumps(nested)
 
 
 def test_cache_file_name_location_and_comments(device):
