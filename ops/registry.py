@@ -244,10 +244,12 @@ def _make_kernel(fn, schema: _Schema, original, device_type: str):
         except c.Unsupported:
             if original is None:
                 raise
-            return fallback(args, kwargs)
         finally:
             if recording:
                 _set_grad_enabled(True)
+        # outside the handler: an error of the kernel registered before is its own, not one raised
+        # "during handling of" tritonize's refusal
+        return fallback(args, kwargs)
 
     kernel.__name__ = kernel.__qualname__ = f"tritonize_{fn.__name__}"
     return kernel

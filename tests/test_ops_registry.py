@@ -432,3 +432,21 @@ print("ok")
 """
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-2000:]
+
+
+def test_an_error_of_the_kernel_registered_before_is_raised_as_its_own():
+    """Where tritonize refuses a call (ops._common.Unsupported) and the kernel registered before raises,
+    that error is raised alone, not "during handling of" tritonize's refusal."""
+    from tritonize.ops import _common, registry
+
+    class Refusing:
+        def call_boxed(self, keyset, *args, **kwargs):
+            raise ValueError("the kernel registered before refuses it too")
+
+    def refuse(input, other, alpha=1, out=None):
+        raise _common.Unsupported("tritonize does not run this call")
+
+    kernel = registry._make_kernel(refuse, registry._schema("add.Tensor"), Refusing(), "cpu")
+    with pytest.raises(ValueError, match="refuses it too") as info:
+        kernel(torch.ones(2), torch.ones(2))
+    assert info.value.__context__ is None
