@@ -126,7 +126,8 @@ def _inside(node: ast.AST, spot: tuple) -> bool:
 
 def _assigned_name(module: ast.Module, lambda_node: ast.Lambda) -> str | None:
     """`name` where the lambda is assigned to it, directly or through the calls that take it
-    (`name = pointwise(lambda x: ...)`, `name = pointwise(promotion=...)(lambda x: ...)`)."""
+    (`name = pointwise(lambda x: ...)`, `name = pointwise(promotion=...)(lambda x: ...)`), or in a
+    tuple of such (`f, g = pointwise(lambda x: ...), pointwise(lambda x: ...)`)."""
     for statement in ast.walk(module):
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
             target = statement.targets[0]
@@ -134,10 +135,19 @@ def _assigned_name(module: ast.Module, lambda_node: ast.Lambda) -> str | None:
             target = statement.target
         else:
             continue
-        if (isinstance(target, ast.Name) and statement.lineno <= lambda_node.lineno <= statement.end_lineno
-                and _hands_over(statement.value, lambda_node)):
-            return target.id
+        if statement.lineno <= lambda_node.lineno <= statement.end_lineno:
+            for name, value in _pairs(target, statement.value):
+                if isinstance(name, ast.Name) and _hands_over(value, lambda_node):
+                    return name.id
     return None
+
+
+def _pairs(target: ast.AST, value: ast.AST) -> list:
+    """The (target, value) pairs of an assignment, tuples and lists unpacked element by element."""
+    if (isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List))
+            and len(target.elts) == len(value.elts)):
+        return [pair for t, v in zip(target.elts, value.elts) for pair in _pairs(t, v)]
+    return [(target, value)]
 
 
 def _hands_over(value: ast.AST, lambda_node: ast.Lambda) -> bool:

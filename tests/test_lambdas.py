@@ -16,6 +16,7 @@ double = pointwise(lambda x: 2 * x)
 scaled = pointwise(
     lambda x, alpha=3.0: x * alpha if x > 0 else x / alpha)
 logistic = pointwise(promotion="int_to_float")(lambda x: 1 / (1 + math.exp(-x)))
+first, (second, third) = pointwise(lambda x: x + 1), [pointwise(lambda x: x * 3), pointwise(lambda x: -x)]
 square = lambda v: v * v  # a helper that the def below calls  # noqa: E731
 
 
@@ -58,7 +59,7 @@ def test_lambdas_on_one_line_each_compile_their_own_body(device):
     plus_one, minus_one = pointwise(lambda x: x + 1), pointwise(lambda x: x - 1)
     assert torch.equal(plus_one(x), x + 1)
     assert torch.equal(minus_one(x), x - 1)
-    assert plus_one.__name__ == minus_one.__name__ == "lambda"  # a tuple's elements: no names of their own
+    assert (plus_one.__name__, minus_one.__name__) == ("plus_one", "minus_one")  # assigned in a tuple
 
 
 def test_a_lambdas_promotion_and_dtypes_follow_torch(device):
@@ -76,6 +77,9 @@ def test_a_lambda_is_named_by_its_variable(device):
     assert double.__name__ == "double" and "double" in repr(double)
     assert scaled.__name__ == "scaled" and logistic.__name__ == "logistic"
     assert scaler(2).__qualname__ == "scaler.<locals>.lambda"
+    # assigned in a tuple: each by its own name
+    assert (first.__name__, second.__name__, third.__name__) == ("first", "second", "third")
+    torch.testing.assert_close(second(x), x * 3)
     path = double.source_path(x)
     assert os.path.basename(path).startswith("double_rank1_f32")
     source = double.source(x)
