@@ -44,9 +44,11 @@ def op_for(fn, pattern: tuple):
     return found
 
 
-# Op names carry a hash of this file: a graph that torch.compile cached (AOTAutograd's, Inductor's) holds
-# what these kernels made of a call when it was traced, which a changed kernel must not be handed
-_KERNELS = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:12]
+# Op names carry a hash of this file and of transforms.py: a graph that torch.compile cached (AOTAutograd's,
+# Inductor's) holds what the ops' autograd and vmap kernels made of a call when it was traced, which a
+# changed kernel must not be handed
+_KERNELS = hashlib.sha256(b"".join(Path(module).read_bytes()
+                                   for module in (__file__, transforms.__file__))).hexdigest()[:12]
 
 
 def _op_name(fn, pattern) -> str:
