@@ -215,6 +215,14 @@ class PointwiseFunction:
                         # plain tensors that need no grad, and numbers: no tracer's (they hand over tensor
                         # subclasses) and no autograd's; the key is signature_key's (of the outputs too)
                         return self._run(args, out=out, key=key)
+            if (not kwargs and len(args) == self._steady_arity and _functorch_active() and _forward_ad._current_level < 0
+                    and not torch.compiler.is_compiling() and not _traced(args)):
+                # under vmap, grad, vjp, jacrev: the op, as _recorded_call makes the call, found by the
+                # pattern of tensors among the arguments without the checks and binding below
+                op = self._ops.get(tuple(isinstance(a, _Tensor) for a in args))
+                if op is not None and StridedView not in map(type, args):
+                    result = op(*args)
+                    return result if self.num_outputs == 1 else tuple(result)
             out = kwargs.pop("out", None)  # a keyword of its own would cost the steady path its parsing
             if torch.compiler.is_compiling() or _traced(args):
                 return self._op_call(args, kwargs, out)
@@ -225,7 +233,8 @@ class PointwiseFunction:
                 return self._recorded_call(args, kwargs, out, "forward-mode automatic differentiation")
             if _functorch_active() and transforms.wrapped(args, {**kwargs, "out": out}):
                 # a torch.func transform's tensors (vmap's batched ones) have no storage for a kernel to
-                # read: the call is the autograd.Function whose rules take them (transforms.Recorded)
+                # read: the call is the op, whose kernels take them (or, in forward mode, the
+                # autograd.Function whose rules do)
                 return self._recorded_call(args, kwargs, out, "torch.func's transforms")
             return self._run(args, kwargs, out)
         except (DSLError, CallError) as error:
