@@ -25,6 +25,7 @@ import warnings
 import torch
 
 import tritonize.decorator as _decorator
+from tritonize.errors import without_internal_frames
 from tritonize.ops import _common as c
 from tritonize.ops import activations as act
 from tritonize.ops import arithmetic as ar
@@ -244,6 +245,9 @@ def _make_kernel(fn, schema: _Schema, original, device_type: str):
         except c.Unsupported:
             if original is None:
                 raise
+        except Exception as error:  # noqa: BLE001 - torch's errors for the call, raised again from here, as
+            # the aten op's own come from the op: without the op library's frames
+            raise without_internal_frames(error)
         finally:
             if recording:
                 _set_grad_enabled(True)

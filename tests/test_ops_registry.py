@@ -450,3 +450,16 @@ def test_an_error_of_the_kernel_registered_before_is_raised_as_its_own():
     with pytest.raises(ValueError, match="refuses it too") as info:
         kernel(torch.ones(2), torch.ones(2))
     assert info.value.__context__ is None
+
+
+def test_an_error_of_a_registered_op_shows_the_callers_line_not_the_op_librarys():
+    """`a + b` of shapes that do not broadcast, served by tritonize, raises torch's error from the
+    registered kernel, without the op library's frames (as the aten op's own error comes from the op)."""
+    import traceback
+
+    with tritonize.enabled(devices=("cpu",)):
+        with pytest.raises(RuntimeError, match="must match the size") as info:
+            torch.ones(3) + torch.ones(4)
+    files = [frame.filename for frame in traceback.extract_tb(info.value.__traceback__)]
+    assert files[0] == __file__
+    assert not any(name.endswith(("_common.py", "arithmetic.py")) for name in files), files
