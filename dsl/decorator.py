@@ -217,12 +217,10 @@ class PointwiseFunction:
                         return self._run(args, out=out, key=key)
             if (not kwargs and len(args) == self._steady_arity and _functorch_active() and _forward_ad._current_level < 0
                     and not torch.compiler.is_compiling() and not _traced(args)):
-                # under vmap, grad, vjp, jacrev: the op, as _recorded_call makes the call, found by the
-                # pattern of tensors among the arguments without the checks and binding below
-                op = self._ops.get(tuple(isinstance(a, _Tensor) for a in args))
-                if op is not None and StridedView not in map(type, args):
-                    result = op(*args)
-                    return result if self.num_outputs == 1 else tuple(result)
+                # under vmap, grad, vjp, jacrev: the op, as _recorded_call makes the call, without the
+                # checks and binding below
+                if StridedView not in map(type, args):
+                    return self._op_result(args)
             out = kwargs.pop("out", None)  # a keyword of its own would cost the steady path its parsing
             if torch.compiler.is_compiling() or _traced(args):
                 return self._op_call(args, kwargs, out)
@@ -381,7 +379,11 @@ class PointwiseFunction:
         if any(type(v) is StridedView for v in ordered):
             raise CallError(f"{self.__name__}(): a StridedView argument is not supported under torch.compile; "
                             f"pass a tensor (the view's clone(), say)")
-        result = torch_ops.op_for(self, tuple(isinstance(v, torch.Tensor) for v in ordered))(*ordered)
+        return self._op_result(ordered)
+
+    def _op_result(self, ordered):
+        """The call, every parameter by position, as the op of its pattern of tensors and numbers."""
+        result = torch_ops.op_for(self, tuple(isinstance(v, _Tensor) for v in ordered))(*ordered)
         return result if self.num_outputs == 1 else tuple(result)
 
     # -- autograd -----------------------------------------------------------------------------
@@ -404,8 +406,7 @@ class PointwiseFunction:
             # autograd.Function's every call: on the CPU machine per-example gradients of gelu take 400 us
             # a call where they took 1130 (torch's own 240), a vmap of gelu 66 where the decorator's own
             # batching took 62
-            result = torch_ops.op_for(self, tuple(isinstance(v, torch.Tensor) for v in ordered))(*ordered)
-            return result if self.num_outputs == 1 else tuple(result)
+            return self._op_result(ordered)
         positions = tuple(i for i, v in enumerate(ordered) if isinstance(v, torch.Tensor))
         template = [None if i in positions else v for i, v in enumerate(ordered)]
         # without Dynamo imported, no compiled function can be running

@@ -115,20 +115,19 @@ class _OpGradient(torch.autograd.Function):
         # call of a grad of grad) record in the call's mode, which was on, as under an aten op's formula
         with torch._C._AutoDispatchBelowAutograd(), torch.enable_grad():
             result = op.redispatch(keyset & _AFTER_AUTOGRAD, *args)
-        ctx.backward_op, ctx.pattern = backward_op, pattern
+        ctx.backward_op = backward_op
+        ctx.positions = tuple(i for i, is_tensor in enumerate(pattern) if is_tensor)
         ctx.template = [None if is_tensor else value for value, is_tensor in zip(args, pattern)]
-        ctx.save_for_backward(*[v for v, is_tensor in zip(args, pattern) if is_tensor])
+        ctx.save_for_backward(*[args[i] for i in ctx.positions])
         outputs = result if isinstance(result, tuple) else (result,)
         ctx.mark_non_differentiable(*[o for o in outputs if not o.is_floating_point()])
         return result
 
     @staticmethod
     def backward(ctx, *grad_outputs):
-        tensors = iter(ctx.saved_tensors)
-        args = [next(tensors) if is_tensor else value for value, is_tensor in zip(ctx.template, ctx.pattern)]
+        args = transforms.filled(ctx.template, ctx.positions, ctx.saved_tensors)
         needs = ctx.needs_input_grad[4:]
-        wanted = [i for i, is_tensor in enumerate(ctx.pattern)
-                  if is_tensor and needs[i] and args[i].is_floating_point()]
+        wanted = [i for i in ctx.positions if needs[i] and args[i].is_floating_point()]
         grads = [None] * len(args)
         if wanted:
             for i, grad in zip(wanted, ctx.backward_op(*args, list(grad_outputs), wanted)):
@@ -163,18 +162,10 @@ def _backward_autograd_kernel(fn, backward_op):
     def kernel(keyset, *args):
         *values, grads, wanted = args
         if torch.is_grad_enabled() and torch._C._any_requires_grad(*values, *[g for g in grads if g is not None]):
-            # a gradient that is differentiated again (create_graph, a grad of grad, jacrev of jacrev):
-            # made of ops whose autograd records it
-            return recorded_gradients(fn, values, grads, wanted)
+            # a gradient that is differentiated again (create_graph, a grad of grad, jacrev of jacrev): the
+            # derived function called as any call is, which records it (through its own op, under a transform)
+            return transforms.gradients(fn, values, grads, wanted)
         with torch._C._AutoDispatchBelowAutograd():
             return backward_op.redispatch(keyset & _AFTER_AUTOGRAD, *args)
     return kernel
 
-
-def recorded_gradients(fn, args, grads, wanted) -> list:
-    """`transforms.gradients` as ops that autograd records: the derived function's op, sum_to_size, to."""
-    derived = fn.derivative(tuple(fn._params[i] for i in wanted))
-    values = [*args, *[0.0 if g is None else g for g in grads]]
-    result = op_for(derived, tuple(isinstance(v, torch.Tensor) for v in values))(*values)
-    result = result if isinstance(result, (tuple, list)) else (result,)
-    return [grad.sum_to_size(args[i].shape).to(args[i].dtype) for i, grad in zip(wanted, result)]
