@@ -44,7 +44,8 @@ UNARY_DERIVATIVES = {
     "erfc": f"-{TWO_OVER_SQRT_PI} * math.exp(-(x * x))",
     "erfinv": f"{SQRT_PI_OVER_TWO} * math.exp(y * y)",
     "fabs": "(1.0 if x > 0 else (-1.0 if x < 0 else 0.0))",
-    "lgamma": "math.digamma(x)",  # digamma's own derivative (trigamma) is missing
+    "lgamma": "math.digamma(x)",
+    "digamma": "math.trigamma(x)",  # trigamma's own derivative (polygamma(2, x)) is missing
     "degrees": "57.29577951308232",
     "radians": "0.017453292519943295",
 }

@@ -89,6 +89,8 @@ MATH_TABLE: dict[str, MathFn] = {
     # also the derivative of lgamma; libdevice has none, so CUDA runs the portable composite too
     # (compiled as a @triton.jit helper, in float64), but float32 work its own float32 composite
     "digamma": _f(1, "portable_digamma(a)", "portable_digamma(a)", float32="f32_digamma(a)"),
+    # digamma's derivative (torch.polygamma(1, x)), with neither in libdevice: the same arrangement
+    "trigamma": _f(1, "portable_trigamma(a)", "portable_trigamma(a)", float32="f32_trigamma(a)"),
     "fabs": _f(1, "tl.abs(a)", "tl.abs(a)", costly=False),
     "floor": _f(1, "libdevice.floor(a)", "tl.floor(a)", kind="same", costly=False),
     "ceil": _f(1, "libdevice.ceil(a)", "tl.ceil(a)", kind="same", costly=False),

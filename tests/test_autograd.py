@@ -194,24 +194,35 @@ def test_rsqrt_differentiates_like_torch(device):
     torch.testing.assert_close(y.grad, theirs[1].grad)
 
 
-def test_digamma_has_no_derivative_yet(device):
+def test_digamma_differentiates_to_trigamma_and_lgamma_twice(device):
+    """d/dx digamma is trigamma (torch.polygamma(1, x)), so lgamma has a second derivative; x < 0 too."""
     @pointwise
     def psi(x):
-        return tm.digamma(x)
+        return tm.digamma(x) * 3
 
-    x = _double(3, device=device).abs().detach().requires_grad_()
-    with pytest.raises(tritonize.ScalarTypeError, match="tritonize.math.digamma has no derivative"):
-        psi(x).sum().backward()
+    @pointwise
+    def lg(x):
+        return math.lgamma(x)
+
+    x = torch.tensor([0.3, 1.0, 1.4616, 2.5, 7.0, 40.0, -0.5, -1.7, -3.2], dtype=torch.float64, device=device)
+    x.requires_grad_()
+    assert gradcheck(psi, (x,))
+    psi(x).sum().backward()
+    torch.testing.assert_close(x.grad, 3 * torch.polygamma(1, x.detach()), rtol=1e-8, atol=0)
+    (first,) = torch.autograd.grad(lg(x).sum(), x, create_graph=True)
+    (second,) = torch.autograd.grad(first.sum(), x)
+    torch.testing.assert_close(second, torch.polygamma(1, x.detach()), rtol=1e-8, atol=0)
+    assert "math.trigamma(" in psi.backward_source(x)
 
 
 def test_a_function_without_derivative_says_where(device):
     @pointwise
-    def lg(x):
-        return math.lgamma(x) * 2
+    def psi(x):
+        return tm.digamma(x) * 2
 
     x = _double(3, device=device).abs().detach().requires_grad_()
-    (first,) = torch.autograd.grad(lg(x).sum(), x, create_graph=True)
-    with pytest.raises(tritonize.ScalarTypeError, match="math.digamma has no derivative") as info:
-        first.sum().backward()  # the second derivative of lgamma needs trigamma
-    line = lg.scalar_function.__code__.co_firstlineno + 2  # the decorator, the def, the return
+    (first,) = torch.autograd.grad(psi(x).sum(), x, create_graph=True)
+    with pytest.raises(tritonize.ScalarTypeError, match="tritonize.math.trigamma has no derivative") as info:
+        first.sum().backward()  # the second derivative of digamma needs polygamma(2, x)
+    line = psi.scalar_function.__code__.co_firstlineno + 2  # the decorator, the def, the return
     assert f"{__file__}:{line}:" in str(info.value)

@@ -75,6 +75,11 @@ def f32_digamma(request, tmp_path_factory):
 
 
 @pytest.fixture(scope="module", params=DEVICES)
+def f32_trigamma(request, tmp_path_factory):
+    return elementwise("f32_trigamma", request.param, tmp_path_factory)
+
+
+@pytest.fixture(scope="module", params=DEVICES)
 def f32_atan(request, tmp_path_factory):
     return elementwise("f32_atan", request.param, tmp_path_factory)
 
@@ -240,6 +245,33 @@ def test_f32_digamma_special_values(f32_digamma):
     assert abs(got[9].item() - (-0.5772156649015329)) < 1e-7  # psi(1) = -Euler's constant
 
 
+def test_f32_trigamma_is_within_six_ulp(f32_trigamma):
+    """x > 0 (both sides of 6, where the series takes over, tiny and huge x) and x < 0 away from the
+    poles, against the float64 value (tritonize.math.trigamma, exact to a few float64 ulp): within 6 ulp
+    (the six steps' fraction rounds a dozen times; the GPU's `/` adds up to 2 ulp a division), where
+    torch's own float32 polygamma(1, x) is 6 ulp off above zero and thousands below."""
+    import tritonize.math as tm
+
+    generator = torch.Generator().manual_seed(0)
+    x = torch.cat([torch.linspace(1e-3, 12.0, 30_001), torch.rand(10_000, generator=generator) * 100,
+                   torch.logspace(-19, 30, 2001), torch.tensor([1.0, 2.0, 5.9999995, 6.0, 6.0000005, 1e38]),
+                   -(torch.rand(20_000, generator=generator) * 12.0)]).float()
+    x = x[(x > 0) | ((x - x.round()).abs() > 1e-3)]
+    exact = torch.tensor([tm.trigamma(v) for v in x.double().tolist()], dtype=torch.float64)
+    error = ulps(f32_trigamma(x), exact)
+    worst = int(error.argmax())
+    assert error.max() <= 6.0 + 2.0 * (x.device.type == "cuda"), f"{error.max():.2f} ulp at x = {x[worst].item()!r}"
+    assert error.mean() < 1.0
+
+
+def test_f32_trigamma_special_values(f32_trigamma):
+    x = torch.tensor([0.0, -0.0, -1.0, -2.0, -1e10, math.inf, -math.inf, math.nan, 1.0, 1e-30])
+    got = f32_trigamma(x)
+    assert torch.equal(got[:6], torch.tensor([math.inf] * 5 + [0.0]))
+    assert got[6:8].isnan().all()
+    assert abs(got[8].item() - math.pi ** 2 / 6) < 2e-7 and got[9].item() == math.inf  # 1e60 overflows
+
+
 def atan_inputs():
     """Both sides of |x| = 1 (where 1/x takes over), tiny and huge values and every float32 in
     [0.99, 1.01]."""
@@ -327,13 +359,15 @@ def test_f32_atan_and_atan2_are_cudas_bit_for_bit(tmp_path_factory):
 
 @pytest.mark.parametrize("name", sorted(HELPERS))
 def test_helpers_follow_the_generator_rules(name):
-    assert_follows_generator_rules(HELPERS[name], set(HELPERS),
+    # portable_math's dtype-generic helpers may be called too (the generator copies callees of either module)
+    shared = {"portable_reciprocal_square_step"}
+    assert_follows_generator_rules(HELPERS[name], set(HELPERS) | shared,
                                    {"abs", "math", "minimum", "maximum", "where", "exp2", "int32", "float32"})
 
 
 def test_math_table_float32_templates_name_helpers_of_float32_math():
     templates = {fname: entry.float32 for fname, entry in MATH_TABLE.items() if entry.float32}
-    assert {"erf", "digamma", "atan", "atan2"} <= set(templates)
+    assert {"erf", "digamma", "trigamma", "atan", "atan2"} <= set(templates)
     for fname, template in templates.items():
         called = ast.parse(template, mode="eval").body.func.id
         assert called in HELPERS and is_helper(called), fname

@@ -28,6 +28,7 @@ import torch
 import triton
 import triton.language as tl  # noqa: F401  (the generated module imports it too)
 from triton.runtime.interpreter import InterpretedFunction
+import tritonize.math
 
 from helper_rules import assert_follows_generator_rules
 
@@ -49,7 +50,7 @@ FUNCS = {name[len("portable_"):]: fn for name, fn in vars(pm).items()
          if name.startswith("portable_") and inspect.isfunction(fn)}
 
 UNARY = ["expm1", "log1p", "log10", "tan", "atan", "asin", "acos", "sinh", "cosh", "tanh", "asinh",
-         "acosh", "atanh", "erfc", "erfinv", "lgamma", "digamma", "trunc", "round_half_even", "cbrt"]
+         "acosh", "atanh", "erfc", "erfinv", "lgamma", "digamma", "trigamma", "trunc", "round_half_even", "cbrt"]
 BINARY = ["atan2", "hypot", "pow", "fmod", "nextafter", "copysign"]
 EXPECTED = set(UNARY) | set(BINARY) | {"signbit", "ldexp"}
 
@@ -170,6 +171,8 @@ DOMAINS = {
                               1 + _pm(_geo(1e-15, 0.2, 200)), 2 + _pm(_geo(1e-15, 0.2, 200)), -np.arange(1, 40)),
     "digamma": lambda: _inputs(_lin(-10, 12, 2001), _geo(1e-310, 1e305, 800), -_geo(1e-310, 1e15, 400),
                                1.4616321449683622 + _pm(_geo(1e-15, 0.1, 200)), -np.arange(1, 40)),
+    "trigamma": lambda: _inputs(_lin(-10, 12, 2001), _geo(1e-310, 1e305, 800), -_geo(1e-310, 1e15, 400),
+                                _pm(np.arange(0, 40) + 1e-9), -np.arange(1, 40)),
     "trunc": lambda: _inputs(_lin(-10, 10, 4001), _pm(_geo(1e-310, 1e300, 800))),
     "round_half_even": lambda: _inputs(_lin(-10, 10, 4001), _pm(_geo(1e-310, 1e300, 800)),
                                        _pm(np.arange(0, 41) + 0.5)),
@@ -194,11 +197,23 @@ def _log1p_ref(x):
     return torch.where(x.abs() < TINY, x, torch.log1p(x))
 
 
+def _trigamma_ref(x):
+    # torch's polygamma(1, x) reflects with sin(pi x), which is not zero at the negative integers (a
+    # large finite value where trigamma has its poles, +inf as at 0) and loses pi x's bits next to them
+    # and below -1e6, where tritonize.math.trigamma (an exact fraction, fsum) stands in
+    far = (x < 0) & ((x < -1e6) | ((x - x.round()).abs() < 1e-6))
+    python = torch.tensor([tritonize.math.trigamma(v) if f else 0.0 for v, f in zip(x.tolist(), far.tolist())],
+                          dtype=F64)
+    pole = (x <= 0) & (x == x.floor()) & x.isfinite()
+    return torch.where(pole, INF, torch.where(far, python, torch.polygamma(1, x)))
+
+
 REFERENCE = {
     "expm1": torch.expm1, "log1p": _log1p_ref, "log10": torch.log10, "tan": torch.tan, "atan": torch.atan,
     "asin": torch.asin, "acos": torch.acos, "sinh": _sinh_ref, "cosh": _cosh_ref, "tanh": torch.tanh,
     "asinh": torch.asinh, "acosh": torch.acosh, "atanh": torch.atanh, "erfc": torch.erfc,
-    "erfinv": torch.erfinv, "lgamma": torch.lgamma, "digamma": torch.digamma, "trunc": torch.trunc,
+    "erfinv": torch.erfinv, "lgamma": torch.lgamma, "digamma": torch.digamma, "trigamma": _trigamma_ref,
+    "trunc": torch.trunc,
     "round_half_even": torch.round, "cbrt": lambda x: torch.from_numpy(np.cbrt(x.numpy())),
 }
 
@@ -213,6 +228,9 @@ TOLERANCE = {
     # (x ~ -2.457, -2.747, -3.144, -3.955, ...) that cancellation leaves an absolute error of
     # ~1e-15, so the relative error there is ~1e-15 / |lgamma(x)| (documented limitation).
     "lgamma": (1e-13, 1e-14),
+    # torch's polygamma(1, x) (ATen calc_trigamma): six recurrence steps, then a series to B_6, so
+    # ~1e-9 relative where x + 6 is small; the true-value test below holds portable_trigamma to 1e-15
+    "trigamma": (2e-9, 0.0),
 }
 
 
@@ -443,6 +461,23 @@ def test_digamma_true_value():
     # negative x: relative 1e-13 away from the zeros of digamma, ~1e-15 absolute next to them
     x = torch.from_numpy(neg)
     assert_matches(run("digamma", x), _mp_ref(_digamma_true, x), 1e-13, 2e-14, inputs=(x,))
+
+
+def _trigamma_true(mp, x):
+    return mp.inf if (x <= 0 and x == mp.floor(x)) else mp.psi(1, x)
+
+
+def test_trigamma_true_value():
+    """Within 1e-15 relative everywhere: x > 0 (across the ten recurrence steps and the series), and x < 0,
+    whose reflection adds two positive terms' worth of rounding and next to each pole keeps 1 / u^2 exact."""
+    pos = np.concatenate([_lin(1e-3, 12, 1500), _geo(1e-300, 1e300, 300), 10 + _pm(_geo(1e-16, 1, 100))])
+    # (mpmath's psi(1, x) takes seconds a value below -1e4)
+    neg = np.concatenate([_lin(-10, -1e-3, 1000), -_geo(1e-300, 1e4, 200),
+                          -np.arange(1, 20) + 1e-12, -np.arange(1, 20) - 1e-12, [-0.9999999999999999]])
+    neg = neg[neg != np.floor(neg)]
+    for v in (pos, neg):
+        x = torch.from_numpy(v)
+        assert_matches(run("trigamma", x), _mp_ref(_trigamma_true, x), 1e-15, inputs=(x,))
 
 
 def test_lgamma_true_value():

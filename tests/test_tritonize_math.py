@@ -1,4 +1,4 @@
-"""tritonize.math: the functions Python's math lacks (erfinv, digamma, fma, rsqrt), in @pointwise bodies
+"""tritonize.math: the functions Python's math lacks (erfinv, digamma, trigamma, fma, rsqrt), in @pointwise bodies
 and as plain Python.
 
 Plain Python: each function against torch.special in float64 and against mpmath, over the
@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import tritonize.math as tm
 from tensor_strategies import FLOAT_DTYPES, INT_DTYPES, TOLERANCE, laid_out, make_values, python_elementwise, shapes
-from test_portable_math import DOMAINS, EDGES, _digamma_true, _mp_ref, assert_matches
+from test_portable_math import DOMAINS, EDGES, _digamma_true, _mp_ref, _trigamma_true, assert_matches
 from test_semantics import _bitwise_equal
 from tritonize import pointwise
 from tritonize.passes.math_table import MATH_TABLE
@@ -34,11 +34,19 @@ def plain(fn, x: torch.Tensor) -> torch.Tensor:
 
 
 def torch_can_judge(name, x: torch.Tensor) -> torch.Tensor:
-    """torch.digamma is far off just above the negative integers (test_portable_math.py says
-    why; the true-value test covers them): leave those out of comparisons with torch."""
-    if name != "digamma":
-        return x
-    return x[~((x < 0) & ((x - x.round()).abs() < 1e-6) & (x != x.round()))]
+    """torch.digamma and torch.polygamma(1, x) are far off next to the negative integers, and the
+    latter below -1e6 and at the negative integers themselves, where it is finite (test_portable_math.py
+    says why; the true-value tests cover them): leave those out of comparisons with torch."""
+    near = (x < 0) & ((x - x.round()).abs() < 1e-6)
+    if name == "digamma":
+        return x[~(near & (x != x.round()))]
+    if name == "trigamma":
+        return x[~(near | (x < -1e6))]
+    return x
+
+
+# torch's spelling of each function where it is not torch.special's (or torch's) of the same name
+THEIRS = {"trigamma": lambda x: torch.special.polygamma(1, x)}
 
 
 def test_every_function_is_a_math_table_row():
@@ -55,14 +63,18 @@ UNARY = [name for name in tm.__all__ if MATH_TABLE[name].arity == 1]
 def test_special_values_as_torch():
     for name in UNARY:
         x = torch_can_judge(name, torch.tensor(EDGES, dtype=F64))
-        theirs = getattr(torch.special, name, None) or getattr(torch, name)  # torch.rsqrt
-        assert_matches(plain(getattr(tm, name), x), theirs(x), 1e-13, 1e-15, inputs=(x,))
+        theirs = THEIRS.get(name) or getattr(torch.special, name, None) or getattr(torch, name)  # torch.rsqrt
+        rtol = 2e-9 if name == "trigamma" else 1e-13  # torch's trigamma: ~1e-9 (its series stops at B_6)
+        assert_matches(plain(getattr(tm, name), x), theirs(x), rtol, 1e-15, inputs=(x,))
     assert tm.erfinv(-0.0) == 0.0 and math.copysign(1.0, tm.erfinv(-0.0)) == -1.0
     assert [tm.erfinv(v) for v in (1.0, -1.0)] == [math.inf, -math.inf]
     assert math.isnan(tm.erfinv(1.0000000000000002)) and math.isnan(tm.erfinv(-math.inf))
     assert [tm.digamma(v) for v in (0.0, -0.0, math.inf)] == [-math.inf, math.inf, math.inf]
     assert all(math.isnan(tm.digamma(v)) for v in (-1.0, -2.0, -1e20, -math.inf, math.nan))
     assert tm.erfinv(1) == math.inf and tm.digamma(True) == tm.digamma(1.0)  # ints and bools are numbers
+    # trigamma's poles are +inf from both sides: at +-0 as in torch, and at the negative integers (torch's are finite)
+    assert [tm.trigamma(v) for v in (0.0, -0.0, -1.0, -7.0, -1e20, math.inf)] == [math.inf] * 5 + [0.0]
+    assert all(math.isnan(tm.trigamma(v)) for v in (-math.inf, math.nan)) and tm.trigamma(True) == math.pi ** 2 / 6
     assert [tm.rsqrt(v) for v in (0.0, -0.0, math.inf, 4)] == [math.inf, -math.inf, 0.0, 0.5]
     assert all(math.isnan(tm.rsqrt(v)) for v in (-1e-300, -math.inf, math.nan))
 
@@ -85,6 +97,18 @@ def test_digamma_matches_torch_and_the_true_value():
     near_poles = torch.from_numpy(-np.arange(1, 20) + np.array([[1e-12], [-1e-12]])).flatten()
     assert_matches(plain(tm.digamma, near_poles), _mp_ref(_digamma_true, near_poles), 1e-13, 0.0,
                    inputs=(near_poles,))
+
+
+def test_trigamma_matches_torch_and_the_true_value():
+    x = torch_can_judge("trigamma", DOMAINS["trigamma"]())
+    assert_matches(plain(tm.trigamma, x), torch.special.polygamma(1, x), 2e-9, 0.0, inputs=(x,))
+    # the true value: a few ulp of the terms summed, next to the poles too (mpmath takes seconds a value
+    # below -1e4)
+    x = DOMAINS["trigamma"]()
+    x = x[x.isfinite() & (x > -1e4) & ~((x <= 0) & (x == x.round()))]
+    near_poles = torch.from_numpy(-np.arange(0, 20) + np.array([[1e-12], [-1e-12]])).flatten()
+    for values in (x, near_poles):
+        assert_matches(plain(tm.trigamma, values), _mp_ref(_trigamma_true, values), 2e-15, 0.0, inputs=(values,))
 
 
 # -- in a user's @pointwise function ----------------------------------------------------------
@@ -122,6 +146,41 @@ def test_user_function_against_torch_and_python(data, device):
         python_values = torch.tensor(python_elementwise(special, [p, scale], tuple(got.shape))[0], dtype=F64)
         python_values = python_values.reshape(got.shape).to(got.dtype).double()
         torch.testing.assert_close(got.double().cpu(), python_values, rtol=rtol, atol=atol, equal_nan=True)
+
+
+def gamma_derivatives(x):
+    return tm.trigamma(x) - 0.5 * tm.digamma(x)
+
+
+GAMMA_DERIVATIVES = pointwise(gamma_derivatives)
+
+
+@given(data=st.data())
+def test_trigamma_in_a_user_function(data, device):
+    """Across dtypes and layouts, x > 0 and x < 0 (away from the poles, whose neighbourhoods torch
+    misjudges): against torch in float64, rounded once, and the scalar function run as plain Python."""
+    shape = data.draw(shapes(max_rank=3), label="shape")
+    dtype = data.draw(st.sampled_from(FLOAT_DTYPES + INT_DTYPES[:1]), label="dtype")
+    generator = torch.Generator().manual_seed(data.draw(st.integers(0, 2**31 - 1), label="seed"))
+    low, high = data.draw(st.sampled_from([(1, 30), (-6, 6)]), label="range")
+    x = make_values(shape, dtype, generator, low, high)
+    if x.is_floating_point():
+        x = torch.where((x - x.double().round().to(x.dtype)).abs() < 0.05, 0.5, x)  # off the poles
+    else:
+        x = torch.where(x <= 0, 1 - x, x)
+    x = data.draw(laid_out(x, device), label="x")
+    got = GAMMA_DERIVATIVES(x)
+    xd = x.double()
+    reference = (torch.special.polygamma(1, xd) - 0.5 * torch.special.digamma(xd)).to(got.dtype)
+    assert got.dtype == (x.dtype if x.is_floating_point() else torch.float32) and got.shape == x.shape
+    rtol, atol = TOLERANCE[got.dtype]
+    rtol = max(rtol, 4e-8)  # torch's float64 trigamma is ~1e-9 relative, 1e-8 where the digamma term cancels it
+    torch.testing.assert_close(got.double(), reference.double(), rtol=rtol, atol=atol, equal_nan=True)
+    if got.numel() <= 64:
+        python_values = torch.tensor(python_elementwise(gamma_derivatives, [x], tuple(got.shape))[0], dtype=F64)
+        python_values = python_values.reshape(got.shape).to(got.dtype).double()
+        torch.testing.assert_close(got.double().cpu(), python_values, rtol=TOLERANCE[got.dtype][0], atol=atol,
+                                   equal_nan=True)
 
 
 FMA_EDGES = [0.0, -0.0, 1.0, -1.0, 0.1, -3.0, 1e308, -1e308, 5e-324, 2.0**-1022, math.inf, -math.inf, math.nan]
