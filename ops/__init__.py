@@ -38,7 +38,7 @@ from tritonize.ops.math_ops import (acos, acos_, acosh, acosh_, arccos, arccos_,
                                     cosh_, deg2rad, deg2rad_, digamma, digamma_, erf, erf_, erfc, erfc_, erfinv,
                                     erfinv_, exp, exp2, exp2_, exp_, expm1, expm1_, fix, fix_, floor, floor_,
                                     frac, frac_, lgamma, lgamma_, log, log1p, log1p_, log2, log2_, log10,
-                                    log10_, log_, logit, logit_, rad2deg, rad2deg_, round, round_, rsqrt,
+                                    log10_, log_, logit, logit_, polygamma, polygamma_, rad2deg, rad2deg_, round, round_, rsqrt,
                                     rsqrt_, sigmoid, sigmoid_, sin, sin_, sinh, sinh_, sqrt, sqrt_, tan, tan_,
                                     tanh, tanh_, trunc, trunc_)
 from tritonize.ops.backward import (elu_backward, gelu_backward, hardsigmoid_backward, hardswish_backward,

@@ -1,10 +1,12 @@
 """Math: exp, log and their variants, roots, trigonometric and hyperbolic functions and their
 inverses, erf/erfc/erfinv, rounding (ceil, floor, round, trunc, frac), deg2rad/rad2deg,
-sigmoid, logit, lgamma and digamma. Integer and bool inputs give float32, as in torch.
+sigmoid, logit, lgamma, digamma and polygamma of orders 0 and 1. Integer and bool inputs give
+float32, as in torch.
 
-erfinv and digamma, which Python's `math` lacks, come from `tritonize.math`: rows of the math
-table like the rest (erfinv: libdevice on CUDA in float32 or float64; digamma: the float64
-composite on both devices; the interpreter computes both in float64 and rounds once).
+erfinv, digamma and trigamma, which Python's `math` lacks, come from `tritonize.math`: rows of the
+math table like the rest (erfinv: libdevice on CUDA in float32 or float64; digamma and trigamma:
+composites of their own, float32 ones for float32 and 16-bit work on CUDA; the interpreter computes
+them in float64 and rounds once).
 """
 from __future__ import annotations
 
@@ -213,6 +215,11 @@ def digamma_kernel(input):
     return tmath.digamma(input)
 
 
+@pointwise
+def trigamma_kernel(input):
+    return tmath.trigamma(input)
+
+
 # -- torch-compatible functions ---------------------------------------------------------------
 
 
@@ -289,6 +296,26 @@ def _round_kernel(input, decimals):
     if decimals > 0:
         return round_scaled_kernel, (10.0 ** decimals,)
     return round_coarse_kernel, (10.0 ** -decimals,)
+
+
+def _polygamma_kernel(n):
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    if n > 1:
+        # torch's higher orders are Hurwitz's zeta, whose series runs as many terms as |x| asks: no
+        # fixed unrolled form covers x < 0; the registered kernels hand these calls to torch's
+        raise c.Unsupported(f"tritonize's polygamma has orders 0 (digamma) and 1 (trigamma), not {n}")
+    return digamma_kernel if n == 0 else trigamma_kernel
+
+
+def polygamma(n, input, *, out=None):
+    """torch.polygamma of order 0 (digamma) or 1 (trigamma) as a tritonize kernel."""
+    return c.run(_polygamma_kernel(n), input, out=out)
+
+
+def polygamma_(input, n):
+    """Tensor.polygamma_ of order 0 (digamma) or 1 (trigamma) as a tritonize kernel."""
+    return c.run(_polygamma_kernel(n), input, inplace=input)
 
 
 def round(input, *, decimals=0, out=None):

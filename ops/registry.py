@@ -112,6 +112,8 @@ def _build_table() -> dict:
                  "erfinv", "ceil", "floor", "trunc", "frac", "deg2rad", "rad2deg", "sigmoid", "lgamma", "digamma",
                  "logit"):
         table.update(_unary(name, getattr(mth, name), getattr(mth, name + "_")))
+    add("polygamma{,.out}", mth.polygamma)
+    add("polygamma_", mth.polygamma_)
     add("round.{decimals,out,decimals_out}", mth.round)
     add("round", mth.round)
     add("round_", mth.round_)

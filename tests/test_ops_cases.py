@@ -219,6 +219,10 @@ MATH = [
     Case("logit_eps", "logit", (T(0.0, 1.0), 0.1)),
     unary("lgamma", domain=T(0.1, 6.0)),
     unary("digamma", domain=T(0.1, 8.0)),
+    # polygamma_(input, n) takes its arguments in another order: tested in test_ops_edge
+    Case("polygamma_0", "polygamma", (0, T(0.1, 8.0)), inplace=False),
+    Case("polygamma_1", "polygamma", (1, T(0.1, 8.0)), inplace=False),
+    Case("polygamma_1_negative", "polygamma", (1, T(-0.9, -0.1)), inplace=False),
 ]
 
 COMPARISON = [
@@ -324,7 +328,7 @@ assert len(BY_ID) == len(CASES), "case ids must be unique"
 
 # functions tested by name outside the cases (test_ops_registry, test_ops_backward, test_ops_edge)
 TESTED_ELSEWHERE = {"copy_", "copy", "to_copy", "log_sigmoid_forward", "float_power_", "silu_and_mul_backward",
-                    "gelu_and_mul_backward", "positive"}
+                    "gelu_and_mul_backward", "positive", "polygamma_"}
 
 
 def test_every_function_of_the_library_is_tested():

@@ -63,6 +63,19 @@ def test_unary_edge_values(name, dtype, device):
     assert_same_specials(got, expected, f"{name}({str(dtype)[6:]})", exact=name in EXACT)
 
 
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: str(d)[6:])
+def test_polygamma_edge_values(dtype, device):
+    """Order 0 is digamma and order 1 trigamma, with torch's special values, but at the negative
+    integers, where trigamma has poles (+inf) and torch's sin(pi x) gives a large finite value. Order 1
+    against torch's float64 result, rounded: its float32 one is 4e-4 off at -0.9999, next to a pole."""
+    x = edge_values(dtype, device)
+    assert_same_specials(tops.polygamma(0, x), torch.polygamma(0, x), f"polygamma(0, {str(dtype)[6:]})")
+    got, expected = tops.polygamma(1, x), torch.polygamma(1, x.double()).to(dtype)
+    poles = (x < 0) & (x == x.round()) & x.isfinite()
+    assert got[poles].eq(INF).all()
+    assert_same_specials(got[~poles], expected[~poles], f"polygamma(1, {str(dtype)[6:]})")
+
+
 def every_16_bit_value(dtype, device):
     """Every float16 or bfloat16 bit pattern, as one contiguous 256 x 256 tensor: whole blocks,
     so the compiled kernel loads and stores in vectors. The CPU takes every 16th pattern, and
@@ -144,7 +157,7 @@ def test_nextafter_steps_one_ulp_of_its_own_dtype(device):
 def test_edge_cases_cover_the_math_cases():
     """Every math case of the accuracy tests is also an edge-value case."""
     from test_ops_cases import MATH
-    assert {c.fn for c in MATH} - {"fix"} <= set(UNARY)
+    assert {c.fn for c in MATH} - {"fix", "polygamma"} <= set(UNARY)  # polygamma: test_polygamma_edge_values
     assert BY_ID["nextafter"].exact
 
 

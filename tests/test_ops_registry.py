@@ -90,6 +90,30 @@ def test_registered_inplace_and_out_through_torchs_api(device, kernel_calls):
             "relu_kernel", "hardtanh_kernel", "sigmoid_kernel", "bitwise_and_kernel"} <= set(kernel_calls)
 
 
+def test_polygamma_in_place_orders_and_dtypes(device, kernel_calls):
+    x = torch.linspace(0.2, 5.0, 12, device=device)
+    target = x.clone()
+    assert tops.polygamma_(target, 1) is target
+    torch.testing.assert_close(target, torch.polygamma(1, x))
+    ints = torch.arange(1, 6, device=device)
+    assert tops.polygamma(1, ints).dtype == torch.float32  # integers give float32, as in torch
+    torch.testing.assert_close(tops.polygamma(1, ints), torch.polygamma(1, ints))
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        tops.polygamma_(ints.clone(), 1)
+    with pytest.raises(RuntimeError, match="does not support negative n"):
+        tops.polygamma(-1, x)
+    with pytest.raises(RuntimeError, match="orders 0 .digamma. and 1 .trigamma., not 2"):
+        tops.polygamma(2, x)
+    kernel_calls.clear()
+    with tritonize.enabled(devices=(device,)):
+        second = torch.polygamma(2, x)
+        assert not kernel_calls  # torch's own kernel, which tritonize's hands order 2 to
+        first = x.clone().polygamma_(1)
+        assert kernel_calls[-1] == "trigamma_kernel"  # after the clone's copy
+    torch.testing.assert_close(second, torch.special.polygamma(2, x.double()).float())
+    torch.testing.assert_close(first, torch.polygamma(1, x))
+
+
 def test_float_power_in_place_needs_a_float64_self(device):
     x = torch.rand(5, dtype=torch.float64, device=device) + 0.5
     expected = torch.float_power(x, 1.5)
@@ -105,7 +129,8 @@ BOOL_RESULTS = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
 SCALARS = {"alpha": 2, "beta": 2.0, "threshold": 0.5, "lambd": 0.3, "negative_slope": 0.1, "min_val": 0.2,
            "max_val": 0.7, "scale": 1.0, "input_scale": 1.2, "is_result": False, "self_is_result": False,
            "dim": -1, "decimals": 1, "approximate": "tanh", "rounding_mode": "floor", "eps": 0.1,
-           "dtype": torch.float16, "non_blocking": False, "min": 0.3, "max": 0.6, "weight": 0.3, "dims": [0, -1]}
+           "dtype": torch.float16, "non_blocking": False, "min": 0.3, "max": 0.6, "weight": 0.3, "dims": [0, -1],
+           "n": 1}
 
 
 def _overload_call(overload, device, generator):
