@@ -4,10 +4,7 @@ gradient functions, its vmap rule the kernel once on the batch), the batched cal
 kernel for vmap's batched tensors."""
 from __future__ import annotations
 
-import contextlib
-
 import torch
-from torch._functorch.pyfunctorch import retrieve_current_functorch_interpreter as _current_interpreter
 
 _functorch = torch._C._functorch
 
@@ -114,29 +111,56 @@ def batched_kernel(fn, pattern, op):
     """The op's kernel for vmap's batched tensors (its FuncTorchBatched dispatch key), eager or inside
     torch.compile: the call unwrapped at its vmap level, batched (`batched`) and wrapped, as
     torch.library.register_vmap's kernel does it (custom_function_call_vmap_helper) without the pytree
-    Python around every call. On the CPU machine a vmap of gelu takes 66 us a call (62 where the
+    Python around every call. On the CPU machine a vmap of gelu took 66 us a call (62 where the
     decorator batched it itself, 221 through autograd.Function's rule), and per-example gradients
-    400 (1130 through autograd.Function at the grad level)."""
+    400 (1130 through autograd.Function at the grad level); with functorch's C++ interpreter in
+    place of pyfunctorch's wrappers and the batch at dim 0 passed as it is, 41-46 us where it took
+    56-71, and 257-300 where it took 331-383 (a vmap of the identity: 24 us)."""
     positions = tuple(i for i, is_tensor in enumerate(pattern) if is_tensor)
     single = fn.num_outputs == 1
 
+    def lowered(args, tensors, dims, batch_size):
+        """The call one level down: the op itself where nothing is batched at this level (no batch
+        size), else the batch's outputs."""
+        if batch_size is None:
+            return op(*args)
+        template = [None if is_tensor else value for value, is_tensor in zip(args, pattern)]
+        return batched(fn, template, positions, tensors, dims, batch_size)
+
     def kernel(keyset, *args):
-        interpreter = _current_interpreter()
+        # functorch's C++ interpreter, and its stack popped and pushed by hand, not through
+        # pyfunctorch's Python wrappers (retrieve_current_functorch_interpreter builds a
+        # VmapInterpreter, 2.7 us a call on the CPU machine, and its batch_size 0.5 more; lower()'s
+        # contextlib generator takes 3.2 us where the pop and push take 0.3): what
+        # temporarily_pop_interpreter_stack does, in torch 2.0 to 2.13
+        interpreter = _functorch.peek_interpreter_stack()
         level = interpreter.level()
         unwrapped = [_functorch._unwrap_batched(args[i], level) for i in positions]
+        tensors = [tensor for tensor, _ in unwrapped]
         dims = [dim for _, dim in unwrapped]
-        # one level down, as torch's helper goes there: this key excluded; and where this level is the
-        # only one and its tensors are plain, out of functorch altogether, so that the call below takes
-        # the steady path (a nested transform's interpreters must stay, and a tracer's tensors' Python
-        # dispatch too: popping there trips asserts of functorch's, and of torch 2.11's Python fallback)
-        alone = _functorch.get_dynamic_layer_stack_depth() == 1 and all(type(t) is torch.Tensor for t, _ in unwrapped)
-        with torch._C._ExcludeDispatchKeyGuard(_BATCHED), (interpreter.lower() if alone else contextlib.nullcontext()):
-            if all(dim is None for dim in dims):
-                return op(*args)
-            template = [None if is_tensor else value for value, is_tensor in zip(args, pattern)]
-            outputs = batched(fn, template, positions, [t for t, _ in unwrapped], dims, interpreter.batch_size())
-        outputs = tuple(_functorch._add_batch_dim(output, 0, level) for output in outputs)
-        return outputs[0] if single else outputs
+        unbatched = dims.count(None) == len(dims)
+        batch_size = None if unbatched else _functorch.CVmapInterpreterPtr(interpreter).batchSize()
+        # one level down, as torch's helper goes there: where this level is the only one and its
+        # tensors are plain, out of functorch altogether, so that the call below takes the steady path
+        # (a nested transform's interpreters must stay, and a tracer's tensors' Python dispatch too:
+        # popping there trips asserts of functorch's, and of torch 2.11's Python fallback); elsewhere
+        # this key excluded. Popped, no tensor of the call has this key (the level's tensors are
+        # unwrapped, and with no other level there is no other batched tensor), so the guard
+        # (0.55 us) is left out there
+        if _functorch.get_dynamic_layer_stack_depth() == 1 and all(type(t) is torch.Tensor for t in tensors):
+            saved = _functorch.pop_dynamic_layer_stack()
+            try:
+                result = lowered(args, tensors, dims, batch_size)
+            finally:
+                _functorch.push_dynamic_layer_stack(saved)
+        else:
+            with torch._C._ExcludeDispatchKeyGuard(_BATCHED):
+                result = lowered(args, tensors, dims, batch_size)
+        if unbatched:
+            return result
+        if single:
+            return _functorch._add_batch_dim(result[0], 0, level)
+        return tuple(_functorch._add_batch_dim(output, 0, level) for output in result)
     return kernel
 
 
@@ -173,13 +197,16 @@ def batched(fn, template, positions, tensors, dims, batch_size) -> tuple:
     rank = max(ranks, default=0)
     lined_up = []
     for tensor, d, own_rank in zip(tensors, dims, ranks):
+        # the common batch, at dim 0 and of the full rank, passes as it is (a movedim to where it is
+        # already made an alias, 0.9 us a tensor on the CPU machine)
         if d is not None:
-            tensor = tensor.movedim(d, 0)
+            if d != 0:
+                tensor = tensor.movedim(d, 0)
             for _ in range(rank - own_rank):
                 tensor = tensor.unsqueeze(1)
         lined_up.append(tensor)
     physical = filled(template, positions, lined_up)
-    if batch_size and any(d is not None and own_rank == 0 for d, own_rank in zip(dims, ranks)):
+    if batch_size and 0 in ranks and any(d is not None and own_rank == 0 for d, own_rank in zip(dims, ranks)):
         # a 0-d tensor is weak in torch's promotion beside tensors with dims; batched, its batch dim
         # makes it one of them, which may change the dtypes the call computes in: where it does,
         # one call an example

@@ -8,9 +8,9 @@ GPU (benchmarks.experiments.new_shape_classes, out_new_shapes, host_layers).
 
 Rows: calls of a new shape every call, each launched by its class (PointwiseFunction._class_launch;
 the inputs of every call are made before the timed loop, as benchmarks.run's host_new_shapes makes
-them), and steady calls of the op library and of its registered kernels. us per call, the least of
-`--rounds` rounds. Another tree is timed by putting a package of it first on the path (from the
-repository's root, where `benchmarks` is):
+them), steady calls of the op library and of its registered kernels, and torch.func's vmap over a
+call. us per call, the least of `--rounds` rounds. Another tree is timed by putting a package of it
+first on the path (from the repository's root, where `benchmarks` is):
 
     mkdir -p /tmp/base/tritonize && git archive BASE dsl passes ops | tar -x -C /tmp/base
     (cd /tmp/base && cp -r dsl/* tritonize/ && mv passes ops tritonize/)
@@ -177,6 +177,24 @@ def time_steady(labels, rounds: int) -> dict:
     return times
 
 
+def time_transforms(labels, rounds: int) -> dict:
+    """torch.func over a @pointwise call (its op's FuncTorchBatched kernel, dsl/transforms.py): a vmap of
+    gelu, and per-example gradients (a vmap of grad), on a 4 x 4 batch."""
+    from benchmarks.cases import gelu
+
+    x = torch.randn(4, 4)
+    calls = {"vmap of gelu": (torch.func.vmap(gelu), 300),
+             "per-example gradients": (torch.func.vmap(torch.func.grad(lambda row: gelu(row).square().sum())), 60)}
+    times = {}
+    for label, (fn, number) in calls.items():
+        if labels and label not in labels:
+            continue
+        for _ in range(20):
+            fn(x)
+        times[label] = min(timeit.repeat(lambda: fn(x), number=number, repeat=20 * rounds)) / number * 1e6
+    return times
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("rows", nargs="*")
@@ -187,6 +205,7 @@ def main():
     times = time_new_shapes(arguments.rows, arguments.rounds, arguments.profile)
     if not arguments.profile:
         times.update(time_steady(arguments.rows, arguments.rounds))
+        times.update(time_transforms(arguments.rows, arguments.rounds))
     print(f"# benchmarks.experiments.host_python_cpu ({tritonize.__file__}): us of Python per call")
     for label, us in times.items():
         print(f"{label:48s} {us:7.2f} us")
