@@ -9,7 +9,7 @@ overloads listed by `tritonize.registered_ops()` (see registry.py).
 """
 from tritonize.ops.activations import (celu, celu_, elu, elu_, gelu, gelu_, glu, hardshrink, hardsigmoid,
                                        hardsigmoid_, hardswish, hardswish_, hardtanh, hardtanh_, leaky_relu,
-                                       leaky_relu_, log_sigmoid_forward, logsigmoid, mish, mish_, relu, relu6,
+                                       leaky_relu_, log_sigmoid_forward, logsigmoid, mish, mish_, prelu, relu, relu6,
                                        relu6_, relu_, selu, selu_, silu, silu_, softplus, softshrink, softsign,
                                        tanhshrink, threshold, threshold_)
 from tritonize.ops.arithmetic import (abs, abs_, absolute, absolute_, add, add_, addcdiv, addcdiv_, addcmul,
@@ -23,7 +23,7 @@ from tritonize.ops.arithmetic import (abs, abs_, absolute, absolute_, add, add_,
                                       negative_, nextafter, nextafter_, positive, pow, pow_, reciprocal,
                                       reciprocal_, remainder, remainder_, rsub, sgn, sgn_, sign, sign_, square,
                                       square_, sub, sub_, subtract, subtract_, to_copy, true_divide,
-                                      true_divide_, where, xlogy, xlogy_)
+                                      true_divide_, where, xlog1py, xlogy, xlogy_)
 from tritonize.ops.bitwise import (bitwise_and, bitwise_and_, bitwise_left_shift, bitwise_left_shift_,
                                    bitwise_not, bitwise_not_, bitwise_or, bitwise_or_, bitwise_right_shift,
                                    bitwise_right_shift_, bitwise_xor, bitwise_xor_)
@@ -35,14 +35,14 @@ from tritonize.ops.comparison import (eq, eq_, ge, ge_, greater, greater_, great
 from tritonize.ops.math_ops import (acos, acos_, acosh, acosh_, arccos, arccos_, arccosh, arccosh_, arcsin,
                                     arcsin_, arcsinh, arcsinh_, arctan, arctan_, arctanh, arctanh_, asin, asin_,
                                     asinh, asinh_, atan, atan_, atanh, atanh_, ceil, ceil_, cos, cos_, cosh,
-                                    cosh_, deg2rad, deg2rad_, digamma, digamma_, erf, erf_, erfc, erfc_, erfinv,
+                                    cosh_, deg2rad, deg2rad_, digamma, digamma_, entr, erf, erf_, erfc, erfc_, erfinv,
                                     erfinv_, exp, exp2, exp2_, exp_, expm1, expm1_, fix, fix_, floor, floor_,
                                     frac, frac_, lgamma, lgamma_, log, log1p, log1p_, log2, log2_, log10,
-                                    log10_, log_, logit, logit_, polygamma, polygamma_, rad2deg, rad2deg_, round, round_, rsqrt,
-                                    rsqrt_, sigmoid, sigmoid_, sin, sin_, sinh, sinh_, sqrt, sqrt_, tan, tan_,
+                                    log10_, log_, logit, logit_, ndtr, polygamma, polygamma_, rad2deg, rad2deg_, round, round_, rsqrt,
+                                    rsqrt_, sigmoid, sigmoid_, sin, sin_, sinc, sinc_, sinh, sinh_, sqrt, sqrt_, tan, tan_,
                                     tanh, tanh_, trunc, trunc_)
 from tritonize.ops.backward import (elu_backward, gelu_backward, hardsigmoid_backward, hardswish_backward,
-                                    hardtanh_backward, leaky_relu_backward, logit_backward, sigmoid_backward,
+                                    hardtanh_backward, leaky_relu_backward, logit_backward, prelu_backward, sigmoid_backward,
                                     silu_backward, softplus_backward, tanh_backward, threshold_backward)
 from tritonize.ops.fused import gelu_and_mul, gelu_and_mul_backward, silu_and_mul, silu_and_mul_backward
 from tritonize.ops.layout import flip

@@ -1,6 +1,6 @@
 """Activations: relu, relu6, leaky_relu, elu, celu, selu, gelu (exact and tanh), silu, mish,
 softplus, softsign, hardtanh, hardsigmoid, hardswish, hardshrink, softshrink, tanhshrink,
-logsigmoid, threshold and glu, with ATen's formulas (so NaN, inf and -0.0 come out as in torch)."""
+logsigmoid, threshold, glu and prelu, with ATen's formulas (so NaN, inf and -0.0 come out as in torch)."""
 from __future__ import annotations
 
 import math
@@ -46,6 +46,11 @@ def relu_kernel(input):
 @pointwise
 def leaky_relu_kernel(input, negative_slope):
     return input if input > 0 else input * negative_slope
+
+
+@pointwise
+def prelu_kernel(input, weight):
+    return input if input > 0 else weight * input
 
 
 @pointwise
@@ -234,6 +239,28 @@ def _leaky_args(input, negative_slope=0.01):
 
 
 leaky_relu, leaky_relu_ = _pair("leaky_relu", leaky_relu_kernel, _floating("leaky_relu"), _leaky_args)
+
+
+def prelu(input, weight):
+    """torch.prelu: one weight, or one per channel (dim 1), with torch's checks; then aten::_prelu_kernel."""
+    if weight.dim() not in (0, 1):
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}")
+    if weight.numel() != 1:
+        if input.dim() == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if input.dim() >= 2 else 1
+        if channels != weight.numel():
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{weight.numel()} and channel size = {channels}.")
+    if input.dim() >= 2:
+        weight = weight.reshape([1, weight.numel()] + [1] * (input.dim() - 2) if weight.numel() != 1 else [1])
+    return _prelu_kernel(input, weight)
+
+
+def _prelu_kernel(input, weight):
+    """aten::_prelu_kernel: input where positive, weight * input elsewhere, weight broadcast as given."""
+    c.require_floating("prelu", input.dtype)
+    return c.run(prelu_kernel, input, weight)
 
 
 def _elu_args(input, alpha=1.0, scale=1.0, input_scale=1.0):

@@ -1,5 +1,5 @@
 """Arithmetic: add, sub, mul, div (all rounding modes), remainder, fmod, pow, neg, abs, sign,
-addcmul/addcdiv, lerp, clamp, maximum/minimum, copysign, hypot, atan2, logaddexp, xlogy,
+addcmul/addcdiv, lerp, clamp, maximum/minimum, copysign, hypot, atan2, logaddexp, xlogy, xlog1py,
 heaviside, ldexp, nextafter, where, masked_fill, nan_to_num, fill, copy and dtype casts.
 
 Every kernel is a @pointwise scalar function; the wrappers below only choose one by a flag or
@@ -314,6 +314,15 @@ def xlogy_kernel(input, other):
     if input == 0:
         return 0
     return input * math.log(other)
+
+
+@pointwise(promotion="int_to_float")
+def xlog1py_kernel(input, other):
+    if other != other:
+        return other
+    if input == 0:
+        return 0
+    return input * math.log1p(other)
 
 
 @pointwise(promotion=Promotion("default", over=("input",)))
@@ -865,6 +874,11 @@ def xlogy(input, other, *, out=None):
 
 def xlogy_(input, other):
     return c.run(xlogy_kernel, *c.widened(input, other), inplace=input)
+
+
+def xlog1py(input, other, *, out=None):
+    """torch.special.xlog1py: input * log1p(other), 0 where input is 0 (nan where other is)."""
+    return c.run(xlog1py_kernel, *c.widened(input, other), out=out)
 
 
 def _heaviside_check(input, values):

@@ -132,6 +132,15 @@ def leaky_relu_backward_kernel(grad_output, input, negative_slope):
     return grad_output if input > 0 else grad_output * negative_slope
 
 
+@pointwise(promotion=(Promotion("default", over=("input",)), Promotion("default", over=("weight",))))
+def prelu_backward_kernel(grad_output, input, weight):
+    # aten::_prelu_kernel_backward's two gradients, both of the broadcast shape (autograd sums the
+    # weight's back to its own shape)
+    if input > 0:
+        return grad_output, 0.0
+    return weight * grad_output, input * grad_output
+
+
 @pointwise(promotion=Promotion("default", over=("grad_output", "input")))
 def softplus_backward_kernel(grad_output, input, beta, threshold):
     z = math.exp(input * beta)
@@ -241,6 +250,12 @@ def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, o
                            "backward calculation with negative slope")
     _floating("leaky_relu_backward", grad_output, input)
     return c.run(leaky_relu_backward_kernel, *c.widened(grad_output, input), negative_slope, out=out)
+
+
+def prelu_backward(grad_output, input, weight):
+    """aten::_prelu_kernel_backward: (the input's gradient, the weight's), of the broadcast shape."""
+    _floating("prelu_backward", grad_output, input)
+    return prelu_backward_kernel(grad_output, input, weight)
 
 
 def softplus_backward(grad_output, input, beta, threshold, *, out=None):

@@ -97,6 +97,7 @@ def _build_table() -> dict:
     add("xlogy_.{Tensor,Scalar_Other}", ar.xlogy_)
     add("ldexp.{Tensor,out}", ar.ldexp)
     add("ldexp_", ar.ldexp_)
+    add("special_xlog1py{,.other_scalar,.self_scalar,.out,.self_scalar_out,.other_scalar_out}", ar.xlog1py)
     add("where.{self,self_out}", ar.where)
     add("masked_fill.{Scalar,Tensor,Scalar_out,Tensor_out}", ar.masked_fill)
     add("masked_fill_.{Scalar,Tensor}", ar.masked_fill_)
@@ -112,6 +113,8 @@ def _build_table() -> dict:
                  "erfinv", "ceil", "floor", "trunc", "frac", "deg2rad", "rad2deg", "sigmoid", "lgamma", "digamma",
                  "logit"):
         table.update(_unary(name, getattr(mth, name), getattr(mth, name + "_")))
+    table.update(_unary("sinc", mth.sinc, mth.sinc_))
+    add("special_entr{,.out}", mth.entr)
     add("polygamma{,.out}", mth.polygamma)
     add("polygamma_", mth.polygamma_)
     add("round.{decimals,out,decimals_out}", mth.round)
@@ -149,6 +152,7 @@ def _build_table() -> dict:
         add(name, getattr(act, name))
         add(f"{name}.out", getattr(act, name))
     add("log_sigmoid_forward{,.output}", act.log_sigmoid_forward)
+    add("_prelu_kernel", act._prelu_kernel)
 
     # the backward formulas autograd calls
     for name in ("gelu_backward", "silu_backward", "sigmoid_backward", "tanh_backward", "threshold_backward",
@@ -156,6 +160,7 @@ def _build_table() -> dict:
                  "softplus_backward", "logit_backward"):
         add(f"{name}{{,.grad_input}}", getattr(bwd, name))
     add("hardswish_backward{,.out}", bwd.hardswish_backward)
+    add("_prelu_kernel_backward", bwd.prelu_backward)
 
     # layout
     add("flip{,.out}", lay.flip)

@@ -29,6 +29,7 @@ AUTOGRAD = [
     ("softplus", lambda x: F.softplus(x, 2.0, 3.0), "softplus_backward_kernel"),
     ("logit", lambda x: torch.logit(torch.sigmoid(x)), "logit_backward_kernel"),
     ("logit_eps", lambda x: torch.logit(torch.sigmoid(x), eps=0.1), "logit_backward_eps_kernel"),
+    ("prelu", lambda x: F.prelu(x, torch.tensor([0.25], device=x.device)), "prelu_backward_kernel"),
 ]
 
 
@@ -44,6 +45,34 @@ def test_autograd_calls_tritonize_backward_kernels(name, fn, kernel, device, ker
         fn(leaf).backward(grad)
     assert kernel in kernel_calls, f"{name}: {kernel} did not run ({sorted(set(kernel_calls))})"
     torch.testing.assert_close(leaf.grad, expected, rtol=1.3e-6, atol=1e-5)
+
+
+def test_prelu_per_channel_forward_and_both_gradients(device, kernel_calls):  # noqa: F811
+    """F.prelu with a weight per channel (dim 1) runs tritonize's _prelu_kernel and its backward under
+    enabled(), and the weight's gradient comes out summed to its shape; tops.prelu checks as torch does."""
+    generator = torch.Generator().manual_seed(8)
+    x = torch.randn(2, 3, 4, 5, generator=generator).to(device)
+    weight = torch.tensor([0.1, -0.2, 0.3], device=device)
+    grad = torch.randn(2, 3, 4, 5, generator=generator).to(device)
+    leaves = [t.clone().requires_grad_() for t in (x, weight)]
+    F.prelu(*leaves).backward(grad)
+    expected = [F.prelu(x, weight)] + [t.grad for t in leaves]
+    leaves = [t.clone().requires_grad_() for t in (x, weight)]
+    with tritonize.enabled(devices=(device,)):
+        out = F.prelu(*leaves)
+        out.backward(grad)
+    assert {"prelu_kernel", "prelu_backward_kernel"} <= set(kernel_calls)
+    for got, want in zip([out] + [t.grad for t in leaves], expected):
+        torch.testing.assert_close(got, want, rtol=1.3e-6, atol=1e-5)
+    torch.testing.assert_close(tops.prelu(x, weight), expected[0])
+    torch.testing.assert_close(tops.prelu(x, weight[:1]), F.prelu(x, weight[:1]))  # one weight for all
+    grad_input, grad_weight = tops.prelu_backward(grad, x, weight.reshape(1, 3, 1, 1))
+    assert grad_weight.shape == x.shape  # of the broadcast shape, as aten's
+    torch.testing.assert_close(grad_weight.sum((0, 2, 3)), expected[2], rtol=1e-5, atol=1e-5)
+    with pytest.raises(RuntimeError, match="Mismatch of parameter numbers and input channel size"):
+        tops.prelu(x, torch.ones(4, device=device))
+    with pytest.raises(RuntimeError, match="Expected `weight` to be a scalar or 1D tensor"):
+        tops.prelu(x, torch.ones(3, 1, device=device))
 
 
 def test_inplace_backward_with_a_negative_slope_is_refused_as_in_torch(device):

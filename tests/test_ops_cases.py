@@ -168,6 +168,8 @@ ARITHMETIC = [
     binary("logaddexp2", inplace=False),
     binary("xlogy", a=T(-2.0, 2.0), b=T(0.1, 4.0)),
     Case("xlogy_scalar_self", "xlogy", (2.0, T(0.1, 4.0)), inplace=False),
+    binary("xlog1py", a=T(-2.0, 2.0), b=T(-0.9, 4.0), ref=torch.special.xlog1py, inplace=False),
+    Case("xlog1py_scalar_self", "xlog1py", (2.0, T(-0.9, 4.0)), ref=torch.special.xlog1py, inplace=False),
     binary("heaviside", a=SMALL_INT, b=T(), exact=True),
     binary("ldexp", b=T(-3, 3, "int")),
     Case("ldexp_int_exponent", "ldexp", (T(), T(-3, 3, "index"))),
@@ -223,6 +225,9 @@ MATH = [
     Case("polygamma_0", "polygamma", (0, T(0.1, 8.0)), inplace=False),
     Case("polygamma_1", "polygamma", (1, T(0.1, 8.0)), inplace=False),
     Case("polygamma_1_negative", "polygamma", (1, T(-0.9, -0.1)), inplace=False),
+    unary("sinc", domain=T(-3.0, 3.0)),
+    unary("entr", domain=T(-0.5, 4.0), ref=torch.special.entr, inplace=False),
+    unary("ndtr", domain=T(-6.0, 6.0), ref=torch.special.ndtr, inplace=False),
 ]
 
 COMPARISON = [
@@ -328,7 +333,7 @@ assert len(BY_ID) == len(CASES), "case ids must be unique"
 
 # functions tested by name outside the cases (test_ops_registry, test_ops_backward, test_ops_edge)
 TESTED_ELSEWHERE = {"copy_", "copy", "to_copy", "log_sigmoid_forward", "float_power_", "silu_and_mul_backward",
-                    "gelu_and_mul_backward", "positive", "polygamma_"}
+                    "gelu_and_mul_backward", "positive", "polygamma_", "prelu", "prelu_backward"}
 
 
 def test_every_function_of_the_library_is_tested():
