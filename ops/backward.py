@@ -1,5 +1,6 @@
-"""The backward formulas ATen's autograd calls for the activations (gelu_backward, ...), with
-ATen's formulas; the result dtype is the promotion of grad_output and the saved tensor."""
+"""The backward formulas ATen's autograd calls for the activations (gelu_backward, ...), prelu and the
+mse and huber losses, with ATen's formulas; the result dtype is the promotion of grad_output and the
+saved tensor (the losses': their one dtype)."""
 from __future__ import annotations
 
 import math
@@ -132,6 +133,23 @@ def leaky_relu_backward_kernel(grad_output, input, negative_slope):
     return grad_output if input > 0 else grad_output * negative_slope
 
 
+# ATen's loss backward kernels compute in the tensors' own dtype (c10::Half arithmetic rounds each
+# operation to 16 bits) with norm and delta converted to it first: no_opmath, and the wrappers round
+@pointwise(promotion="no_opmath")
+def mse_loss_backward_kernel(grad_output, input, target, norm):
+    return norm * (input - target) * grad_output
+
+
+@pointwise(promotion="no_opmath")
+def huber_loss_backward_kernel(grad_output, input, target, norm, delta):
+    x = input - target
+    if x < -delta:
+        return -norm * grad_output * delta
+    if x > delta:
+        return norm * grad_output * delta
+    return norm * x * grad_output
+
+
 @pointwise(promotion=(Promotion("default", over=("input",)), Promotion("default", over=("weight",))))
 def prelu_backward_kernel(grad_output, input, weight):
     # aten::_prelu_kernel_backward's two gradients, both of the broadcast shape (autograd sums the
@@ -250,6 +268,45 @@ def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, o
                            "backward calculation with negative slope")
     _floating("leaky_relu_backward", grad_output, input)
     return c.run(leaky_relu_backward_kernel, *c.widened(grad_output, input), negative_slope, out=out)
+
+
+MEAN = 1  # at::Reduction::Mean (0 is none, 2 is sum)
+
+
+def _loss_operands(name, grad_output, input, target):
+    """ATen's loss backward runs on one dtype, into a result of the input's shape: anything else (its
+    TensorIterator casts grad_output, and resizes the result with a warning) is left to torch's kernel."""
+    c.require_floating(name, input.dtype)
+    if not grad_output.dtype == input.dtype == target.dtype:
+        raise c.Unsupported(f"tritonize's {name} takes tensors of one dtype, got {grad_output.dtype}, "
+                            f"{input.dtype} and {target.dtype}")
+    if c.broadcast_shape(grad_output, input, target) != tuple(input.shape):
+        raise c.Unsupported(f"tritonize's {name} writes a result of the input's shape {tuple(input.shape)}")
+
+
+def _in_dtype(value: float, dtype: torch.dtype) -> float:
+    """`value` as ATen's Scalar::to<scalar_t> gives it to the kernel: rounded to the dtype."""
+    return torch.tensor(value, dtype=torch.float64).to(dtype).item()
+
+
+def _norm(reduction, input, scale):
+    return scale / input.numel() if reduction == MEAN and input.numel() else scale
+
+
+def mse_loss_backward(grad_output, input, target, reduction, *, out=None):
+    """aten::mse_loss_backward: 2 (input - target) grad_output, over input's numel for a mean."""
+    _loss_operands("mse_loss_backward", grad_output, input, target)
+    norm = _in_dtype(_norm(reduction, input, 2.0), input.dtype)
+    return c.run(mse_loss_backward_kernel, grad_output, input, target, norm, out=out)
+
+
+def huber_loss_backward(grad_output, input, target, reduction, delta, *, out=None):
+    """aten::huber_loss_backward: (input - target) grad_output, clipped to +-delta, over input's numel for
+    a mean."""
+    _loss_operands("huber_loss_backward", grad_output, input, target)
+    norm = _in_dtype(_norm(reduction, input, 1.0), input.dtype)
+    return c.run(huber_loss_backward_kernel, grad_output, input, target, norm, _in_dtype(delta, input.dtype),
+                 out=out)
 
 
 def prelu_backward(grad_output, input, weight):

@@ -161,6 +161,8 @@ def _build_table() -> dict:
         add(f"{name}{{,.grad_input}}", getattr(bwd, name))
     add("hardswish_backward{,.out}", bwd.hardswish_backward)
     add("_prelu_kernel_backward", bwd.prelu_backward)
+    add("mse_loss_backward{,.grad_input}", bwd.mse_loss_backward)
+    add("huber_loss_backward{,.out}", bwd.huber_loss_backward)
 
     # layout
     add("flip{,.out}", lay.flip)

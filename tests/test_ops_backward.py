@@ -75,6 +75,54 @@ def test_prelu_per_channel_forward_and_both_gradients(device, kernel_calls):  # 
         tops.prelu(x, torch.ones(3, 1, device=device))
 
 
+LOSSES = [("mse", lambda x, y, reduction: F.mse_loss(x, y, reduction=reduction), "mse_loss_backward_kernel"),
+          ("huber", lambda x, y, reduction: F.huber_loss(x, y, reduction=reduction, delta=0.7),
+           "huber_loss_backward_kernel")]
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("name, loss, kernel", LOSSES, ids=[loss[0] for loss in LOSSES])
+def test_loss_gradients_run_tritonize_kernels(name, loss, kernel, reduction, device, kernel_calls):  # noqa: F811
+    """F.mse_loss and F.huber_loss: under enabled() autograd's mse_loss_backward / huber_loss_backward
+    (for the input and, with the operands swapped, the target) are tritonize's, with torch's gradients."""
+    generator = torch.Generator().manual_seed(9)
+    x, y = (torch.randn(4, 9, generator=generator).to(device) for _ in range(2))
+    grad = torch.randn(4, 9, generator=generator).to(device) if reduction == "none" else None
+    leaves = [t.clone().requires_grad_() for t in (x, y)]
+    loss(*leaves, reduction).backward(grad)
+    expected = [t.grad for t in leaves]
+    leaves = [t.clone().requires_grad_() for t in (x, y)]
+    with tritonize.enabled(devices=(device,)):
+        loss(*leaves, reduction).backward(grad)
+    assert kernel_calls.count(kernel) == 2, kernel_calls
+    for got, want in zip([t.grad for t in leaves], expected):
+        torch.testing.assert_close(got, want, rtol=1.3e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float64], ids=lambda d: str(d)[6:])
+def test_loss_backward_in_each_dtype_and_what_goes_to_torch(dtype, device):
+    """Each float dtype against aten's own kernel; mixed dtypes and a result torch would resize are left
+    to torch's kernel (Unsupported, which the registered kernel hands over)."""
+    generator = torch.Generator().manual_seed(10)
+    x, y = (torch.randn(6, 7, generator=generator).to(device, dtype) for _ in range(2))
+    g = torch.tensor(0.3, dtype=dtype, device=device)
+    rtol, atol = TOLERANCE[dtype]
+    for reduction in (0, 1, 2):
+        grad = torch.randn(6, 7, generator=generator).to(device, dtype) if reduction == 0 else g
+        torch.testing.assert_close(tops.mse_loss_backward(grad, x, y, reduction),
+                                   torch.ops.aten.mse_loss_backward(grad, x, y, reduction), rtol=rtol, atol=atol)
+        torch.testing.assert_close(tops.huber_loss_backward(grad, x, y, reduction, 0.5),
+                                   torch.ops.aten.huber_loss_backward(grad, x, y, reduction, 0.5), rtol=rtol, atol=atol)
+    out = torch.empty_like(x)
+    assert tops.mse_loss_backward(g, x, y, 1, out=out) is out
+    with pytest.raises(RuntimeError, match="takes tensors of one dtype"):
+        tops.mse_loss_backward(g.float() if dtype != torch.float32 else g.double(), x, y, 1)
+    with pytest.raises(RuntimeError, match="writes a result of the input's shape"):
+        tops.huber_loss_backward(g, x[:1], y, 1, 0.5)
+    with pytest.raises(NotImplementedError):
+        tops.mse_loss_backward(g.long(), x.long(), y.long(), 1)
+
+
 def test_inplace_backward_with_a_negative_slope_is_refused_as_in_torch(device):
     x, g = torch.randn(5, device=device), torch.randn(5, device=device)
     with pytest.raises(RuntimeError, match="negative slope"):
