@@ -101,8 +101,9 @@ def test_loss_gradients_run_tritonize_kernels(name, loss, kernel, reduction, dev
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float64], ids=lambda d: str(d)[6:])
 def test_loss_backward_in_each_dtype_and_what_goes_to_torch(dtype, device):
-    """Each float dtype against aten's own kernel; mixed dtypes and a result torch would resize are left
-    to torch's kernel (Unsupported, which the registered kernel hands over)."""
+    """Each float dtype against aten's own kernel (bit for bit on CUDA and in float64); mixed dtypes and a
+    result torch would resize are left to torch's kernel (Unsupported, which the registered kernel hands
+    over)."""
     generator = torch.Generator().manual_seed(10)
     x, y = (torch.randn(6, 7, generator=generator).to(device, dtype) for _ in range(2))
     g = torch.tensor(0.3, dtype=dtype, device=device)
@@ -113,6 +114,13 @@ def test_loss_backward_in_each_dtype_and_what_goes_to_torch(dtype, device):
                                    torch.ops.aten.mse_loss_backward(grad, x, y, reduction), rtol=rtol, atol=atol)
         torch.testing.assert_close(tops.huber_loss_backward(grad, x, y, reduction, 0.5),
                                    torch.ops.aten.huber_loss_backward(grad, x, y, reduction, 0.5), rtol=rtol, atol=atol)
+        if dtype == torch.float64 or device == "cuda":
+            # ATen's CUDA kernels round norm and delta to the dtype and each operation to it, as these do
+            # (its CPU kernels compute 16-bit huber in float32)
+            assert torch.equal(tops.mse_loss_backward(grad, x, y, reduction),
+                               torch.ops.aten.mse_loss_backward(grad, x, y, reduction))
+            assert torch.equal(tops.huber_loss_backward(grad, x, y, reduction, 0.5),
+                               torch.ops.aten.huber_loss_backward(grad, x, y, reduction, 0.5))
     out = torch.empty_like(x)
     assert tops.mse_loss_backward(g, x, y, 1, out=out) is out
     with pytest.raises(RuntimeError, match="takes tensors of one dtype"):
