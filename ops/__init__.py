@@ -44,6 +44,6 @@ from tritonize.ops.math_ops import (acos, acos_, acosh, acosh_, arccos, arccos_,
 from tritonize.ops.backward import (elu_backward, gelu_backward, hardsigmoid_backward, hardswish_backward,
                                     hardtanh_backward, huber_loss_backward, leaky_relu_backward, logit_backward,
                                     mse_loss_backward, prelu_backward, sigmoid_backward, silu_backward,
-                                    softplus_backward, tanh_backward, threshold_backward)
+                                    smooth_l1_loss_backward, softplus_backward, tanh_backward, threshold_backward)
 from tritonize.ops.fused import gelu_and_mul, gelu_and_mul_backward, silu_and_mul, silu_and_mul_backward
 from tritonize.ops.layout import flip

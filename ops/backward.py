@@ -1,5 +1,5 @@
 """The backward formulas ATen's autograd calls for the activations (gelu_backward, ...), prelu and the
-mse and huber losses, with ATen's formulas; the result dtype is the promotion of grad_output and the
+mse, smooth l1 and huber losses, with ATen's formulas; the result dtype is the promotion of grad_output and the
 saved tensor (the losses': their one dtype)."""
 from __future__ import annotations
 
@@ -138,6 +138,16 @@ def leaky_relu_backward_kernel(grad_output, input, negative_slope):
 @pointwise(promotion="no_opmath")
 def mse_loss_backward_kernel(grad_output, input, target, norm):
     return norm * (input - target) * grad_output
+
+
+@pointwise(promotion="no_opmath")
+def smooth_l1_loss_backward_kernel(grad_output, input, target, norm, beta):
+    x = input - target
+    if x < -beta:
+        return -norm * grad_output
+    if x > beta:
+        return norm * grad_output
+    return norm * x * grad_output / beta
 
 
 @pointwise(promotion="no_opmath")
@@ -298,6 +308,19 @@ def mse_loss_backward(grad_output, input, target, reduction, *, out=None):
     _loss_operands("mse_loss_backward", grad_output, input, target)
     norm = _in_dtype(_norm(reduction, input, 2.0), input.dtype)
     return c.run(mse_loss_backward_kernel, grad_output, input, target, norm, out=out)
+
+
+def smooth_l1_loss_backward(grad_output, input, target, reduction, beta, *, out=None):
+    """aten::smooth_l1_loss_backward: grad_output where |input - target| > beta (signed), (input - target) /
+    beta grad_output within, over input's numel for a mean."""
+    if beta <= 0:
+        # beta = 0 divides by zero in CUDA's kernel (0/0 at input == target) and not in the CPU's: left to
+        # the device's own (F.smooth_l1_loss with beta = 0 is l1_loss, which never calls this)
+        raise c.Unsupported("tritonize's smooth_l1_loss_backward takes beta > 0")
+    _loss_operands("smooth_l1_loss_backward", grad_output, input, target)
+    norm = _in_dtype(_norm(reduction, input, 1.0), input.dtype)
+    return c.run(smooth_l1_loss_backward_kernel, grad_output, input, target, norm, _in_dtype(beta, input.dtype),
+                 out=out)
 
 
 def huber_loss_backward(grad_output, input, target, reduction, delta, *, out=None):

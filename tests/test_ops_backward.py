@@ -77,7 +77,9 @@ def test_prelu_per_channel_forward_and_both_gradients(device, kernel_calls):  # 
 
 LOSSES = [("mse", lambda x, y, reduction: F.mse_loss(x, y, reduction=reduction), "mse_loss_backward_kernel"),
           ("huber", lambda x, y, reduction: F.huber_loss(x, y, reduction=reduction, delta=0.7),
-           "huber_loss_backward_kernel")]
+           "huber_loss_backward_kernel"),
+          ("smooth_l1", lambda x, y, reduction: F.smooth_l1_loss(x, y, reduction=reduction, beta=0.6),
+           "smooth_l1_loss_backward_kernel")]
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
@@ -114,6 +116,9 @@ def test_loss_backward_in_each_dtype_and_what_goes_to_torch(dtype, device):
                                    torch.ops.aten.mse_loss_backward(grad, x, y, reduction), rtol=rtol, atol=atol)
         torch.testing.assert_close(tops.huber_loss_backward(grad, x, y, reduction, 0.5),
                                    torch.ops.aten.huber_loss_backward(grad, x, y, reduction, 0.5), rtol=rtol, atol=atol)
+        torch.testing.assert_close(tops.smooth_l1_loss_backward(grad, x, y, reduction, 0.5),
+                                   torch.ops.aten.smooth_l1_loss_backward(grad, x, y, reduction, 0.5), rtol=rtol,
+                                   atol=atol)
         if dtype == torch.float64 or device == "cuda":
             # ATen's CUDA kernels round norm and delta to the dtype and each operation to it, as these do
             # (its CPU kernels compute 16-bit huber in float32)
@@ -121,6 +126,8 @@ def test_loss_backward_in_each_dtype_and_what_goes_to_torch(dtype, device):
                                torch.ops.aten.mse_loss_backward(grad, x, y, reduction))
             assert torch.equal(tops.huber_loss_backward(grad, x, y, reduction, 0.5),
                                torch.ops.aten.huber_loss_backward(grad, x, y, reduction, 0.5))
+            assert torch.equal(tops.smooth_l1_loss_backward(grad, x, y, reduction, 0.5),
+                               torch.ops.aten.smooth_l1_loss_backward(grad, x, y, reduction, 0.5))
     out = torch.empty_like(x)
     assert tops.mse_loss_backward(g, x, y, 1, out=out) is out
     with pytest.raises(RuntimeError, match="takes tensors of one dtype"):
@@ -129,6 +136,8 @@ def test_loss_backward_in_each_dtype_and_what_goes_to_torch(dtype, device):
         tops.huber_loss_backward(g, x[:1], y, 1, 0.5)
     with pytest.raises(NotImplementedError):
         tops.mse_loss_backward(g.long(), x.long(), y.long(), 1)
+    with pytest.raises(RuntimeError, match="takes beta > 0"):
+        tops.smooth_l1_loss_backward(g, x, y, 1, 0.0)
 
 
 def test_inplace_backward_with_a_negative_slope_is_refused_as_in_torch(device):

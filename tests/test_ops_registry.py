@@ -130,7 +130,7 @@ SCALARS = {"alpha": 2, "beta": 2.0, "threshold": 0.5, "lambd": 0.3, "negative_sl
            "max_val": 0.7, "scale": 1.0, "input_scale": 1.2, "is_result": False, "self_is_result": False,
            "dim": -1, "decimals": 1, "approximate": "tanh", "rounding_mode": "floor", "eps": 0.1,
            "dtype": torch.float16, "non_blocking": False, "min": 0.3, "max": 0.6, "weight": 0.3, "dims": [0, -1],
-           "n": 1, "reduction": 1, "delta": 0.5}
+           "n": 1, "reduction": 1, "delta": 0.5, "beta": 0.5}
 
 
 def _overload_call(overload, device, generator):
