@@ -295,8 +295,12 @@ def _loss_operands(name, grad_output, input, target):
 
 
 def _in_dtype(value: float, dtype: torch.dtype) -> float:
-    """`value` as ATen's Scalar::to<scalar_t> gives it to the kernel: rounded to the dtype."""
-    return torch.tensor(value, dtype=torch.float64).to(dtype).item()
+    """`value` as ATen's Scalar::to<scalar_t> gives it to the kernel: rounded to the dtype. float32 and
+    float64 through c.opmath_number (its cached rounding: 0.14 us where a tensor's conversion took 4.6,
+    twice a huber or smooth l1 backward call), 16 bits through torch's own conversion."""
+    if dtype in (torch.float16, torch.bfloat16):
+        return torch.tensor(value, dtype=torch.float64).to(dtype).item()
+    return c.opmath_number(dtype, value)
 
 
 def _norm(reduction, input, scale):
