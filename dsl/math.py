@@ -18,9 +18,11 @@ from __future__ import annotations
 import math as _math
 from fractions import Fraction as _Fraction
 
-__all__ = ["erfinv", "digamma", "trigamma", "fma", "rsqrt"]
+__all__ = ["erfinv", "erfcx", "ndtri", "digamma", "trigamma", "fma", "rsqrt"]
 
 _TWO_OVER_SQRT_PI = 1.1283791670955126
+_INV_SQRT_PI = 0.5641895835477563
+_SQRT2 = 1.4142135623730951
 _WINITZKI = 0.147  # A in erfinv(x) ~ sqrt(sqrt(t^2 + w / A) - t), t = 2 / (pi A) - w / 2: 2e-3 relative
 
 
@@ -80,6 +82,68 @@ def erfinv(x) -> float:
         if abs(step) <= 1e-15 * y:  # the error is now far below an ulp: cubic convergence
             break
     return _math.copysign(y, x)
+
+
+def _exp_square(x: float) -> float:
+    """exp(x^2) with x^2's rounding error carried: exp(h) (1 + l), h + l = x^2 exactly."""
+    h = x * x
+    if h == _math.inf:
+        return h
+    l = float(_Fraction(x) ** 2 - _Fraction(h))
+    try:
+        return _math.exp(h) * (1.0 + l)
+    except OverflowError:
+        return _math.inf
+
+
+def erfcx(x) -> float:
+    """The scaled complementary error function exp(x^2) erfc(x), as torch.special.erfcx: 1 at 0,
+    0 at +inf, +inf at -inf and below -26.6 (where 2 exp(x^2) overflows), nan at nan.
+
+    Below 5, erfc(x) (relatively accurate on both sides of 0) times exp(x^2), with x^2's rounding
+    carried; from 5, the continued fraction 1/sqrt(pi) / (x + (1/2) / (x + 1 / (x + (3/2) / ...))),
+    evaluated from its depth inwards, where erfc(x) would underflow.
+    """
+    x = float(x)
+    if x != x:
+        return x
+    if x < 5.0:
+        return _exp_square(x) * _math.erfc(x)
+    if x > 1e8:
+        return _INV_SQRT_PI / x  # the next term is 1 / (2 x^2) of this: below half an ulp
+    tail = x
+    for k in range(60 if x >= 10.0 else 400, 0, -1):
+        tail = x + 0.5 * k / tail
+    return _INV_SQRT_PI / tail
+
+
+def ndtri(p) -> float:
+    """The inverse of the standard normal CDF, as torch.special.ndtri: -inf at 0, +inf at 1, nan
+    outside [0, 1].
+
+    sqrt(2) erfinv(2p - 1) on [1/4, 3/4], where 2p - 1 is exact; in the tails, with q = min(p, 1 - p)
+    (1 - p exact above 1/2), Newton's method on log ndtr(x) = log q from Abramowitz and Stegun's
+    26.2.23 (4.5e-4), where log ndtr(x) = log(erfcx(-x / sqrt 2) / 2) - x^2 / 2 neither underflows
+    nor cancels, down to the smallest subnormal q.
+    """
+    p = float(p)
+    if not 0.0 <= p <= 1.0:  # nan, or outside the domain
+        return _math.nan
+    if p == 0.0 or p == 1.0:
+        return _math.copysign(_math.inf, p - 0.5)
+    if 0.25 <= p <= 0.75:
+        return _SQRT2 * erfinv(2.0 * p - 1.0)
+    q = min(p, 1.0 - p)
+    t = _math.sqrt(-2.0 * _math.log(q))
+    x = (2.515517 + t * (0.802853 + t * 0.010328)) / (1.0 + t * (1.432788 + t * (0.189269 + t * 0.001308))) - t
+    for _ in range(20):
+        scaled = erfcx(-x / _SQRT2)
+        # d/dx log ndtr(x) = sqrt(2 / pi) / erfcx(-x / sqrt 2)
+        step = (_math.log(0.5 * scaled) - 0.5 * x * x - _math.log(q)) * scaled * 1.2533141373155003
+        x -= step
+        if abs(step) <= 1e-17 * abs(x):  # quadratic convergence: the error is now far below an ulp
+            break
+    return x if p < 0.5 else -x
 
 
 def digamma(x) -> float:

@@ -1,16 +1,19 @@
 """Math: exp, log and their variants, roots, trigonometric and hyperbolic functions and their
 inverses, erf/erfc/erfinv, rounding (ceil, floor, round, trunc, frac), deg2rad/rad2deg,
-sigmoid, logit, lgamma, digamma, polygamma of orders 0 and 1, sinc and torch.special's entr and ndtr.
+sigmoid, logit, lgamma, digamma, polygamma of orders 0 and 1, sinc and torch.special's entr, ndtr,
+ndtri, log_ndtr and erfcx.
 Integer and bool inputs give float32, as in torch.
 
-erfinv, digamma and trigamma, which Python's `math` lacks, come from `tritonize.math`: rows of the
-math table like the rest (erfinv: libdevice on CUDA in float32 or float64; digamma and trigamma:
+erfinv, erfcx, ndtri, digamma and trigamma, which Python's `math` lacks, come from `tritonize.math`: rows of
+the math table like the rest (erfinv, erfcx, ndtri: libdevice on CUDA in float32 or float64; digamma and trigamma:
 composites of their own, float32 ones for float32 and 16-bit work on CUDA; the interpreter computes
 them in float64 and rounds once).
 """
 from __future__ import annotations
 
 import math
+
+import torch
 
 import tritonize.math as tmath
 from tritonize import pointwise
@@ -246,6 +249,27 @@ def ndtr_kernel(input):
     return 0.5 * math.erfc(input * -0.7071067811865476)
 
 
+@pointwise
+def ndtri_kernel(input):
+    return tmath.ndtri(input)
+
+
+@pointwise
+def erfcx_kernel(input):
+    return tmath.erfcx(input)
+
+
+@pointwise(promotion="int_to_float")
+def log_ndtr_kernel(input):
+    # SciPy's and ATen's form: below -1, ndtr(x) = erfcx(-t) exp(-t^2) / 2 (t = x / sqrt 2) keeps the log
+    # finite where ndtr itself underflows (x < -38.5 in float64); above, log1p of -erfc(t) / 2, which
+    # keeps the upper tail's tiny logs
+    t = input * 0.7071067811865476
+    if input < -1.0:
+        return math.log(0.5 * tmath.erfcx(-t)) - t * t
+    return math.log1p(-0.5 * math.erfc(t))
+
+
 # -- torch-compatible functions ---------------------------------------------------------------
 
 
@@ -336,6 +360,31 @@ def ndtr(input, *, out=None):
     """torch.special.ndtr, the standard normal CDF, as a tritonize kernel (accurate in the lower tail,
     where torch's cancels)."""
     return c.run(ndtr_kernel, input, out=out)
+
+
+def _not_half(name, input):
+    """ATen's kernels of ndtri, log_ndtr and erfcx have float32 and float64 instances only (integers
+    promote to float32): 16-bit tensors get its error, on either device."""
+    if isinstance(input, torch.Tensor) and input.dtype in (torch.float16, torch.bfloat16):
+        c.not_implemented(f"{name}_{input.device.type}", input.dtype)
+
+
+def ndtri(input, *, out=None):
+    """torch.special.ndtri, the inverse of the standard normal CDF, as a tritonize kernel."""
+    _not_half("ndtri", input)
+    return c.run(ndtri_kernel, input, out=out)
+
+
+def log_ndtr(input, *, out=None):
+    """torch.special.log_ndtr, the log of the standard normal CDF, as a tritonize kernel."""
+    _not_half("log_ndtr", input)
+    return c.run(log_ndtr_kernel, input, out=out)
+
+
+def erfcx(input, *, out=None):
+    """torch.special.erfcx, exp(x^2) erfc(x), as a tritonize kernel."""
+    _not_half("erfcx", input)
+    return c.run(erfcx_kernel, input, out=out)
 
 
 def _polygamma_kernel(n):

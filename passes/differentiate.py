@@ -14,7 +14,7 @@ from tritonize.passes.fold_constants import literal
 from tritonize.passes.math_table import public_name
 
 LN2, LN10, TWO_OVER_SQRT_PI = 0.6931471805599453, 2.302585092994046, 1.1283791670955126
-SQRT_PI_OVER_TWO = 0.886226925452758
+SQRT_PI_OVER_TWO, SQRT_TWO_PI = 0.886226925452758, 2.5066282746310002
 
 # d value / d x for one-argument math functions: `x` the argument, `y` the value
 UNARY_DERIVATIVES = {
@@ -43,6 +43,8 @@ UNARY_DERIVATIVES = {
     "erf": f"{TWO_OVER_SQRT_PI} * math.exp(-(x * x))",
     "erfc": f"-{TWO_OVER_SQRT_PI} * math.exp(-(x * x))",
     "erfinv": f"{SQRT_PI_OVER_TWO} * math.exp(y * y)",
+    "erfcx": f"2.0 * x * y - {TWO_OVER_SQRT_PI}",
+    "ndtri": f"{SQRT_TWO_PI} * math.exp(0.5 * y * y)",
     "fabs": "(1.0 if x > 0 else (-1.0 if x < 0 else 0.0))",
     "lgamma": "math.digamma(x)",
     "digamma": "math.trigamma(x)",  # trigamma's own derivative (polygamma(2, x)) is missing

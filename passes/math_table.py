@@ -84,6 +84,8 @@ MATH_TABLE: dict[str, MathFn] = {
     "lgamma": _f(1, "libdevice.lgamma(a)", "portable_lgamma(a)"),
     # not in Python's math: tritonize.math's (dsl/math.py)
     "erfinv": _f(1, "libdevice.erfinv(a)", "portable_erfinv(a)"),
+    "erfcx": _f(1, "libdevice.erfcx(a)", "portable_erfcx(a)"),
+    "ndtri": _f(1, "libdevice.normcdfinv(a)", "portable_ndtri(a)"),
     # CUDA's rsqrtf, which torch.rsqrt calls (within 2 ulp); the portable column divides in float64
     "rsqrt": _f(1, "libdevice.rsqrt(a)", "1.0 / tl.sqrt(a)"),
     # also the derivative of lgamma; libdevice has none, so CUDA runs the portable composite too

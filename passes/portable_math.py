@@ -933,6 +933,63 @@ def portable_erfc(x):
     return tl.where(x != x, x, res)
 
 
+def portable_erfcx(x):
+    """Cody's erfcx (CALERF): erfc's rational on |x| <= 0.46875 times exp(x^2), rationals of erfcx on (0.46875, 4] and in 1/x^2 above, 2 exp(x^2) - erfcx(-x) below -0.46875 with x^2 split."""
+    y = tl.abs(x)
+    # |x| <= 0.46875: exp(x^2) (1 - erf(x)), erf(x) = x P(x^2) / Q(x^2)
+    ysq = x * x
+    num = 0.185777706184603153 * ysq
+    den = ysq
+    num = (num + 3.1611237438705656) * ysq
+    den = (den + 23.6012909523441209) * ysq
+    num = (num + 113.864154151050156) * ysq
+    den = (den + 244.024637934444173) * ysq
+    num = (num + 377.485237685302021) * ysq
+    den = (den + 1282.61652607737228) * ysq
+    near = tl.math.exp(ysq) * (1.0 - x * (num + 3209.37758913846947) / (den + 2844.23683343917062))
+    # 0.46875 < |x| <= 4: erfcx(|x|) = P(|x|) / Q(|x|)
+    num = 2.15311535474403846e-8 * y
+    den = y
+    num = (num + 0.564188496988670089) * y
+    den = (den + 15.7449261107098347) * y
+    num = (num + 8.88314979438837594) * y
+    den = (den + 117.693950891312499) * y
+    num = (num + 66.1191906371416295) * y
+    den = (den + 537.181101862009858) * y
+    num = (num + 298.635138197400131) * y
+    den = (den + 1621.38957456669019) * y
+    num = (num + 881.95222124176909) * y
+    den = (den + 3290.79923573345963) * y
+    num = (num + 1712.04761263407058) * y
+    den = (den + 4362.61909014324716) * y
+    num = (num + 2051.07837782607147) * y
+    den = (den + 3439.36767414372164) * y
+    middle = (num + 1230.33935479799725) / (den + 1230.33935480374942)
+    # |x| > 4: erfcx(|x|) = (1/sqrt(pi) - P(1/x^2) / (x^2 Q(1/x^2))) / |x|
+    z = 1.0 / (y * y)
+    num = 0.0163153871373020978 * z
+    den = z
+    num = (num + 0.305326634961232344) * z
+    den = (den + 2.56852019228982242) * z
+    num = (num + 0.360344899949804439) * z
+    den = (den + 1.87295284992346047) * z
+    num = (num + 0.125781726111229246) * z
+    den = (den + 0.527905102951428412) * z
+    num = (num + 0.0160837851487422766) * z
+    den = (den + 0.0605183413124413191) * z
+    far = (0.56418958354775628695 - z * (num + 6.58749161529837803e-4) / (den + 0.00233520497626869185)) / y
+    far = tl.where(y > 67100000.0, 0.56418958354775628695 / y, far)
+    positive = tl.where(y > 4.0, far, middle)
+    # x < -0.46875: 2 exp(x^2) - erfcx(|x|), exp(x^2) = exp(h^2) exp((x - h)(x + h)), h = x's sixteenths
+    h = tl.math.ceil(x * 16.0) * 0.0625
+    twice = tl.math.exp(h * h) * tl.math.exp((x - h) * (x + h))
+    negative = (twice + twice) - positive
+    negative = tl.where(x < -26.7, float("inf"), negative)
+    res = tl.where(x < 0.0, negative, positive)
+    res = tl.where(y <= 0.46875, near, res)
+    return tl.where(x != x, x, res)
+
+
 def portable_erfinv(x):
     """Giles' double-precision erfinv approximation (w = -log((1 - x)(1 + x)); w < 6.25, w < 16, else), polished by one Halley step y -= d / (1 + y d), d = f / f', on f = erf(y) - |x| (|x| <= 0.5) or f = (1 - |x|) - erfc(y) (|x| > 0.5, where 1 - |x| is exact)."""
     a = tl.abs(x)
@@ -1010,6 +1067,37 @@ def portable_erfinv(x):
     y = tl.where(a > 1.0, float("nan"), y)
     y = tl.where(a != a, a, y)
     return portable_copysign(y, x)
+
+
+def portable_ndtri(p):
+    """Cephes' ndtri: y + y^3 P(y^2) / Q(y^2), y = p - 1/2, for q = min(p, 1 - p) > exp(-2); else -+(t - log(t) / t - z P(z) / Q(z)), t = sqrt(-2 log q), z = 1/t, a rational for t < 8 and one for t >= 8."""
+    upper = p > 0.8646647167633873
+    q = tl.where(upper, 1.0 - p, p)  # exact (Sterbenz)
+    y = p - 0.5
+    y2 = y * y
+    num = -1.2391658386738125 + y2 * (13.931260938727968 + y2 * (-56.67628574690703 + y2 * (
+        98.00107541859997 + y2 * -59.96335010141079)))
+    den = -1.1833162112133 + y2 * (15.90562251262117 + y2 * (-82.03722561683334 + y2 * (200.26021238006066 + y2 * (
+        -225.46268785411937 + y2 * (86.36024213908905 + y2 * (4.676279128988815 + y2 * (1.9544885833814176 + y2)))))))
+    middle = (y + y * (y2 * num / den)) * 2.5066282746310002
+    qs = tl.where(q > 0.0, q, 1.0)
+    t = tl.math.sqrt(-2.0 * tl.math.log(qs))
+    ts = tl.where(t > 0.0, t, 1.0)
+    z = 1.0 / ts
+    n1 = -0.0008574567851546854 + z * (-0.03504246268278482 + z * (-0.1402560791713545 + z * (2.1866330685079025 + z * (
+        14.684956192885803 + z * (44.08050738932008 + z * (57.16281922464213 + z * (31.525109459989388 + z * 4.0554489230596245)))))))
+    d1 = -0.0009332594808954574 + z * (-0.03808064076915783 + z * (-0.14218292285478779 + z * (2.504649462083094 + z * (
+        15.04253856929075 + z * (41.3172038254672 + z * (45.39076351288792 + z * (15.779988325646675 + z)))))))
+    n2 = 6.239745391849833e-09 + z * (2.6580697468673755e-06 + z * (0.00030158155350823543 + z * (0.012371663481782003 + z * (
+        0.20148538954917908 + z * (1.3330346081580755 + z * (3.9388102529247444 + z * (6.915228890689842 + z * 3.2377489177694603)))))))
+    d2 = 6.790194080099813e-09 + z * (2.8924786474538068e-06 + z * (0.00032801446468212774 + z * (0.013420400608854318 + z * (
+        0.21623699359449663 + z * (1.3770209948908132 + z * (3.6798356385616087 + z * (6.02427039364742 + z)))))))
+    tail = ts - tl.math.log(ts) / ts - z * tl.where(ts < 8.0, n1 / d1, n2 / d2)
+    tail = tl.where(upper, tail, tail * -1.0)
+    res = tl.where(q > 0.1353352832366127, middle, tail)
+    res = tl.where(p == 0.0, float("-inf"), res)
+    res = tl.where(p == 1.0, float("inf"), res)
+    return tl.where((p < 0.0) | (p > 1.0) | (p != p), float("nan"), res)
 
 
 def portable_lgamma(x):

@@ -65,7 +65,8 @@ MATH_UNARY = [
 ]
 if hasattr(math, "cbrt"):
     MATH_UNARY += [("math.cbrt({a})", False), ("math.exp2({a})", False)]
-MATH_UNARY += [("tm.erfinv(math.tanh({a}))", False), ("tm.digamma({a})", False)]  # tritonize.math
+MATH_UNARY += [("tm.erfinv(math.tanh({a}))", False), ("tm.digamma({a})", False), ("tm.erfcx({a})", False),
+               ("tm.ndtri(math.tanh({a}) * 0.5 + 0.5)", False)]  # tritonize.math
 MATH_BINARY = [("math.copysign({a}, {b})", True), ("math.fmod({a}, {b})", True),
                ("math.atan2({a}, {b})", False), ("math.hypot({a}, {b})", False),
                ("math.pow(abs({a}), {b})", False)]

@@ -179,6 +179,25 @@ def test_erfinv_differentiates_like_torch(device):
     torch.testing.assert_close(p.grad, theirs.grad)
 
 
+def test_erfcx_and_ndtri_differentiate_like_torch(device):
+    """d/dx erfcx = 2 x erfcx(x) - 2/sqrt(pi) and d/dp ndtri = sqrt(2 pi) exp(ndtri(p)^2 / 2): each its own
+    function again, so second derivatives too."""
+    @pointwise
+    def tails(p, x):
+        return tm.ndtri(p) * 2.0 + tm.erfcx(x)
+
+    generator = torch.Generator().manual_seed(8)
+    p = (torch.rand(16, dtype=torch.float64, generator=generator) * 0.98 + 0.01).to(device).requires_grad_()
+    # erfcx(x) grows as 2 exp(x^2) below 0: keep it near ndtri's size, which a sum would otherwise round away
+    x = (torch.randn(16, dtype=torch.float64, generator=generator) * 1.5 + 1.0).to(device).requires_grad_()
+    assert gradcheck(tails, (p, x)) and gradgradcheck(tails, (p, x))
+    tails(p, x).sum().backward()
+    theirs = [t.detach().clone().requires_grad_() for t in (p, x)]
+    (torch.special.ndtri(theirs[0]) * 2.0 + torch.special.erfcx(theirs[1])).sum().backward()
+    torch.testing.assert_close(p.grad, theirs[0].grad)
+    torch.testing.assert_close(x.grad, theirs[1].grad)
+
+
 def test_rsqrt_differentiates_like_torch(device):
     @pointwise
     def inverse_norm(x, y):

@@ -50,7 +50,7 @@ FUNCS = {name[len("portable_"):]: fn for name, fn in vars(pm).items()
          if name.startswith("portable_") and inspect.isfunction(fn)}
 
 UNARY = ["expm1", "log1p", "log10", "tan", "atan", "asin", "acos", "sinh", "cosh", "tanh", "asinh",
-         "acosh", "atanh", "erfc", "erfinv", "lgamma", "digamma", "trigamma", "trunc", "round_half_even", "cbrt"]
+         "acosh", "atanh", "erfc", "erfcx", "erfinv", "ndtri", "lgamma", "digamma", "trigamma", "trunc", "round_half_even", "cbrt"]
 BINARY = ["atan2", "hypot", "pow", "fmod", "nextafter", "copysign"]
 EXPECTED = set(UNARY) | set(BINARY) | {"signbit", "ldexp"}
 
@@ -167,6 +167,11 @@ DOMAINS = {
     "atanh": lambda: _inputs(_lin(-1, 1, 2001), _pm(_geo(1e-310, 1, 500)), _pm(1 - _geo(1.2e-16, 0.5, 300))),
     "erfc": lambda: _inputs(_lin(-7, 27.2, 2001), _pm(_geo(1e-310, 30, 800)), [40.0, -40.0, 10.0]),
     "erfinv": lambda: _inputs(_lin(-1, 1, 2001), _pm(_geo(1e-310, 1, 500)), _pm(1 - _geo(1.2e-16, 0.5, 300))),
+    "erfcx": lambda: _inputs(_lin(-27, 30, 2001), _pm(_geo(1e-310, 1e300, 800)), _pm(np.array([0.46875, 4.0, 6.71e7])),
+                             np.nextafter(_pm(np.array([0.46875, 4.0])), 0)),
+    # p, and 1 - p down to the smallest subnormal p; the branches' seams at exp(-2) and 1 - exp(-2)
+    "ndtri": lambda: _inputs(_lin(0, 1, 2001), _geo(5e-324, 0.5, 800), 1 - _geo(1.2e-16, 0.5, 300),
+                             [0.1353352832366127, 0.13533528323661273, 0.8646647167633873, 0.8646647167633872]),
     "lgamma": lambda: _inputs(_lin(-10, 10, 2001), _geo(1e-310, 1e305, 800), -_geo(1e-310, 1e15, 400),
                               1 + _pm(_geo(1e-15, 0.2, 200)), 2 + _pm(_geo(1e-15, 0.2, 200)), -np.arange(1, 40)),
     "digamma": lambda: _inputs(_lin(-10, 12, 2001), _geo(1e-310, 1e305, 800), -_geo(1e-310, 1e15, 400),
@@ -212,6 +217,7 @@ REFERENCE = {
     "expm1": torch.expm1, "log1p": _log1p_ref, "log10": torch.log10, "tan": torch.tan, "atan": torch.atan,
     "asin": torch.asin, "acos": torch.acos, "sinh": _sinh_ref, "cosh": _cosh_ref, "tanh": torch.tanh,
     "asinh": torch.asinh, "acosh": torch.acosh, "atanh": torch.atanh, "erfc": torch.erfc,
+    "erfcx": torch.special.erfcx, "ndtri": torch.special.ndtri,
     "erfinv": torch.erfinv, "lgamma": torch.lgamma, "digamma": torch.digamma, "trigamma": _trigamma_ref,
     "trunc": torch.trunc,
     "round_half_even": torch.round, "cbrt": lambda x: torch.from_numpy(np.cbrt(x.numpy())),
@@ -461,6 +467,33 @@ def test_digamma_true_value():
     # negative x: relative 1e-13 away from the zeros of digamma, ~1e-15 absolute next to them
     x = torch.from_numpy(neg)
     assert_matches(run("digamma", x), _mp_ref(_digamma_true, x), 1e-13, 2e-14, inputs=(x,))
+
+
+def _erfcx_true(mp, x):
+    if x > 1e6:  # mpmath's erfc gives up; three terms of the asymptotic series are exact here
+        return (1 - 1 / (2 * x * x) + 3 / (4 * x ** 4)) / (x * mp.sqrt(mp.pi))
+    return mp.exp(x * x) * mp.erfc(x)
+
+
+def test_erfcx_true_value():
+    """Cody's rationals are within a few ulp everywhere (torch's ATen erfcx: 6e-14 below -6.1, where it
+    takes 2 exp(x * x) and x * x's rounding)."""
+    x = DOMAINS["erfcx"]()
+    x = x[x.isfinite() & (x > -26.6)]  # below, 2 exp(x^2) overflows: the special values test has them
+    assert_matches(run("erfcx", x), _mp_ref(_erfcx_true, x), 1e-15, inputs=(x,))
+
+
+def test_ndtri_true_value():
+    """Within 1.1e-15 of the true value (Cephes' rationals); mpmath's erfinv of 1 - 2p where p is not tiny,
+    tritonize.math.ndtri (Newton's method in log space, itself within 5e-16) below."""
+    p = DOMAINS["ndtri"]()
+    p = p[(p > 0) & (p < 1)]
+    large = p[p > 1e-15]
+    assert_matches(run("ndtri", large), _mp_ref(lambda mp, v: -mp.sqrt(2) * mp.erfinv(1 - 2 * v), large), 1.2e-15,
+                   inputs=(large,))
+    tiny = p[p <= 1e-15]
+    assert_matches(run("ndtri", tiny), torch.tensor([tritonize.math.ndtri(v) for v in tiny.tolist()], dtype=F64),
+                   1.2e-15, inputs=(tiny,))
 
 
 def _trigamma_true(mp, x):

@@ -1,4 +1,4 @@
-"""tritonize.math: the functions Python's math lacks (erfinv, digamma, trigamma, fma, rsqrt), in @pointwise bodies
+"""tritonize.math: the functions Python's math lacks (erfinv, erfcx, ndtri, digamma, trigamma, fma, rsqrt), in @pointwise bodies
 and as plain Python.
 
 Plain Python: each function against torch.special in float64 and against mpmath, over the
@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import tritonize.math as tm
 from tensor_strategies import FLOAT_DTYPES, INT_DTYPES, TOLERANCE, laid_out, make_values, python_elementwise, shapes
-from test_portable_math import DOMAINS, EDGES, _digamma_true, _mp_ref, _trigamma_true, assert_matches
+from test_portable_math import DOMAINS, EDGES, _digamma_true, _erfcx_true, _mp_ref, _trigamma_true, assert_matches
 from test_semantics import _bitwise_equal
 from tritonize import pointwise
 from tritonize.passes.math_table import MATH_TABLE
@@ -111,6 +111,32 @@ def test_trigamma_matches_torch_and_the_true_value():
         assert_matches(plain(tm.trigamma, values), _mp_ref(_trigamma_true, values), 2e-15, 0.0, inputs=(values,))
 
 
+def test_erfcx_matches_torch_and_the_true_value():
+    x = DOMAINS["erfcx"]()
+    assert_matches(plain(tm.erfcx, x), torch.special.erfcx(x), 1e-13, 0.0, inputs=(x,))
+    x = x[x.isfinite() & (x > -26.6)]
+    assert_matches(plain(tm.erfcx, x), _mp_ref(_erfcx_true, x), 1e-15, 0.0, inputs=(x,))
+    assert [tm.erfcx(v) for v in (0.0, -0.0, math.inf, -math.inf, -27.0, 1e300)] == [1.0, 1.0, 0.0, math.inf,
+                                                                                   math.inf, 0.5641895835477563 / 1e300]
+
+
+def test_ndtri_matches_torch_and_the_true_value():
+    p = DOMAINS["ndtri"]()
+    assert_matches(plain(tm.ndtri, p), torch.special.ndtri(p), 1e-15, 0.0, inputs=(p,))
+    large = p[(p > 1e-15) & (p < 1)]
+    assert_matches(plain(tm.ndtri, large), _mp_ref(lambda mp, v: -mp.sqrt(2) * mp.erfinv(1 - 2 * v), large), 1e-15,
+                   0.0, inputs=(large,))
+    # the tails down to the smallest subnormal: the root of log ndtr(x) = log p, found by mpmath
+    tiny = torch.tensor([1e-15, 1e-100, 1e-300, 2.2250738585072014e-308, 5e-324], dtype=F64)
+    truth = _mp_ref(lambda mp, v: mp.findroot(lambda z: mp.log(mp.ncdf(z)) - mp.log(v), -mp.sqrt(-2 * mp.log(v))),
+                    tiny)
+    assert_matches(plain(tm.ndtri, tiny), truth, 1e-15, 0.0, inputs=(tiny,))
+    upper = large[large > 0.5]
+    assert_matches(plain(tm.ndtri, 1 - upper), -plain(tm.ndtri, upper), 0.0, 0.0)  # 1 - p is exact there: odd
+    assert [tm.ndtri(v) for v in (0.0, -0.0, 1.0, 0.5, True)] == [-math.inf, -math.inf, math.inf, 0.0, math.inf]
+    assert all(math.isnan(tm.ndtri(v)) for v in (-5e-324, 1.0000000000000002, math.nan, math.inf))
+
+
 # -- in a user's @pointwise function ----------------------------------------------------------
 
 def special(p, scale):
@@ -146,6 +172,40 @@ def test_user_function_against_torch_and_python(data, device):
         python_values = torch.tensor(python_elementwise(special, [p, scale], tuple(got.shape))[0], dtype=F64)
         python_values = python_values.reshape(got.shape).to(got.dtype).double()
         torch.testing.assert_close(got.double().cpu(), python_values, rtol=rtol, atol=atol, equal_nan=True)
+
+
+def normal_tails(p, x):
+    """Two outputs, each argument on its own domain."""
+    return tm.ndtri(p), tm.erfcx(x)
+
+
+NORMAL_TAILS = pointwise(normal_tails)
+
+
+@given(data=st.data())
+def test_ndtri_and_erfcx_in_a_user_function(data, device):
+    """Two outputs over broadcast operands of Hypothesis-drawn dtypes and layouts: against torch in
+    float64, rounded once, and the scalar function run as plain Python."""
+    shape = data.draw(shapes(max_rank=3), label="shape")
+    dtype = data.draw(st.sampled_from(FLOAT_DTYPES), label="dtype")
+    generator = torch.Generator().manual_seed(data.draw(st.integers(0, 2**31 - 1), label="seed"))
+    p = data.draw(laid_out(make_values(shape, dtype, generator, 0, 1), device), label="p")
+    x_shape = data.draw(st.sampled_from([shape, shape[-1:], ()]), label="x_shape")
+    low, high = data.draw(st.sampled_from([(-3, 3), (-9, 40)]), label="range")
+    x = data.draw(laid_out(make_values(x_shape, dtype, generator, low, high), device), label="x")
+    quantile, scaled = NORMAL_TAILS(p, x)
+    assert quantile.dtype == scaled.dtype == dtype and quantile.shape == scaled.shape == torch.broadcast_shapes(
+        p.shape, x.shape)
+    rtol, atol = TOLERANCE[dtype]
+    rtol = max(rtol, 1e-5) if dtype == torch.float32 else rtol  # CUDA's normcdfinvf, erfcxf: a few ulp each
+    for got, theirs in ((quantile, torch.special.ndtri(p.double())), (scaled, torch.special.erfcx(x.double()))):
+        torch.testing.assert_close(got.double(), theirs.to(dtype).double().expand(got.shape), rtol=rtol, atol=atol,
+                                   equal_nan=True)
+    if quantile.numel() <= 64:
+        values = python_elementwise(normal_tails, [p, x], tuple(quantile.shape), num_outputs=2)
+        for got, column in zip((quantile, scaled), values):
+            python_values = torch.tensor(column, dtype=F64).reshape(got.shape).to(dtype).double()
+            torch.testing.assert_close(got.double().cpu(), python_values, rtol=rtol, atol=atol, equal_nan=True)
 
 
 def gamma_derivatives(x):
