@@ -1,11 +1,12 @@
 """Math: exp, log and their variants, roots, trigonometric and hyperbolic functions and their
 inverses, erf/erfc/erfinv, rounding (ceil, floor, round, trunc, frac), deg2rad/rad2deg,
-sigmoid, logit, lgamma, digamma, polygamma of orders 0 and 1, sinc and torch.special's entr, ndtr,
-ndtri, log_ndtr and erfcx.
+sigmoid, logit, lgamma, digamma, polygamma of orders 0 and 1, sinc, i0 and torch.special's entr, ndtr,
+ndtri, log_ndtr, erfcx, i0e, i1 and i1e.
 Integer and bool inputs give float32, as in torch.
 
-erfinv, erfcx, ndtri, digamma and trigamma, which Python's `math` lacks, come from `tritonize.math`: rows of
-the math table like the rest (erfinv, erfcx, ndtri: libdevice on CUDA in float32 or float64; digamma and trigamma:
+erfinv, erfcx, ndtri, digamma, trigamma and the Bessel functions, which Python's `math` lacks, come from
+`tritonize.math`: rows of the math table like the rest (erfinv, erfcx, ndtri, i0, i1: libdevice on CUDA in float32
+or float64; digamma, trigamma, i0e and i1e:
 composites of their own, float32 ones for float32 and 16-bit work on CUDA; the interpreter computes
 them in float64 and rounds once).
 """
@@ -259,6 +260,26 @@ def erfcx_kernel(input):
     return tmath.erfcx(input)
 
 
+@pointwise
+def i0_kernel(input):
+    return tmath.i0(input)
+
+
+@pointwise
+def i0e_kernel(input):
+    return tmath.i0e(input)
+
+
+@pointwise
+def i1_kernel(input):
+    return tmath.i1(input)
+
+
+@pointwise
+def i1e_kernel(input):
+    return tmath.i1e(input)
+
+
 @pointwise(promotion="int_to_float")
 def log_ndtr_kernel(input):
     # SciPy's and ATen's form: below -1, ndtr(x) = erfcx(-t) exp(-t^2) / 2 (t = x / sqrt 2) keeps the log
@@ -385,6 +406,24 @@ def erfcx(input, *, out=None):
     """torch.special.erfcx, exp(x^2) erfc(x), as a tritonize kernel."""
     _not_half("erfcx", input)
     return c.run(erfcx_kernel, input, out=out)
+
+
+i0, i0_ = _unary("i0", i0_kernel)
+
+
+def i0e(input, *, out=None):
+    """torch.special.i0e, exp(-|x|) I0(x), as a tritonize kernel."""
+    return c.run(i0e_kernel, input, out=out)
+
+
+def i1(input, *, out=None):
+    """torch.special.i1, the modified Bessel function of order 1, as a tritonize kernel."""
+    return c.run(i1_kernel, input, out=out)
+
+
+def i1e(input, *, out=None):
+    """torch.special.i1e, exp(-|x|) I1(x), as a tritonize kernel."""
+    return c.run(i1e_kernel, input, out=out)
 
 
 def _polygamma_kernel(n):

@@ -111,13 +111,16 @@ def _build_table() -> dict:
     for name in ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos", "tan",
                  "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "erfc",
                  "erfinv", "ceil", "floor", "trunc", "frac", "deg2rad", "rad2deg", "sigmoid", "lgamma", "digamma",
-                 "logit"):
+                 "logit", "i0"):
         table.update(_unary(name, getattr(mth, name), getattr(mth, name + "_")))
     table.update(_unary("sinc", mth.sinc, mth.sinc_))
     add("special_entr{,.out}", mth.entr)
     add("special_ndtri{,.out}", mth.ndtri)
     add("special_log_ndtr{,.out}", mth.log_ndtr)
     add("special_erfcx{,.out}", mth.erfcx)
+    add("special_i0e{,.out}", mth.i0e)
+    add("special_i1{,.out}", mth.i1)
+    add("special_i1e{,.out}", mth.i1e)
     add("polygamma{,.out}", mth.polygamma)
     add("polygamma_", mth.polygamma_)
     add("round.{decimals,out,decimals_out}", mth.round)

@@ -45,6 +45,11 @@ UNARY_DERIVATIVES = {
     "erfinv": f"{SQRT_PI_OVER_TWO} * math.exp(y * y)",
     "erfcx": f"2.0 * x * y - {TWO_OVER_SQRT_PI}",
     "ndtri": f"{SQRT_TWO_PI} * math.exp(0.5 * y * y)",
+    # torch's formulas (derivatives.yaml), sgn(0) = 0 and i1's slope 1/2 at 0 included
+    "i0": "math.i1(x)",
+    "i0e": "math.i1e(x) - (1.0 if x > 0 else (-1.0 if x < 0 else 0.0)) * y",
+    "i1": "(0.5 if x == 0 else math.i0(x) - y / x)",
+    "i1e": "(0.5 if x == 0 else math.i0e(x) - y * ((1.0 if x > 0 else (-1.0 if x < 0 else 0.0)) + 1.0 / x))",
     "fabs": "(1.0 if x > 0 else (-1.0 if x < 0 else 0.0))",
     "lgamma": "math.digamma(x)",
     "digamma": "math.trigamma(x)",  # trigamma's own derivative (polygamma(2, x)) is missing

@@ -86,6 +86,12 @@ MATH_TABLE: dict[str, MathFn] = {
     "erfinv": _f(1, "libdevice.erfinv(a)", "portable_erfinv(a)"),
     "erfcx": _f(1, "libdevice.erfcx(a)", "portable_erfcx(a)"),
     "ndtri": _f(1, "libdevice.normcdfinv(a)", "portable_ndtri(a)"),
+    # torch.special's modified Bessel functions: libdevice's own I0 and I1; the scaled forms, which it
+    # lacks, composites (Cephes' Chebyshev series) in float64 and float32
+    "i0": _f(1, "libdevice.cyl_bessel_i0(a)", "portable_i0(a)"),
+    "i1": _f(1, "libdevice.cyl_bessel_i1(a)", "portable_i1(a)"),
+    "i0e": _f(1, "portable_i0e(a)", "portable_i0e(a)", float32="f32_i0e(a)"),
+    "i1e": _f(1, "portable_i1e(a)", "portable_i1e(a)", float32="f32_i1e(a)"),
     # CUDA's rsqrtf, which torch.rsqrt calls (within 2 ulp); the portable column divides in float64
     "rsqrt": _f(1, "libdevice.rsqrt(a)", "1.0 / tl.sqrt(a)"),
     # also the derivative of lgamma; libdevice has none, so CUDA runs the portable composite too

@@ -198,6 +198,25 @@ def test_erfcx_and_ndtri_differentiate_like_torch(device):
     torch.testing.assert_close(x.grad, theirs[1].grad)
 
 
+def test_bessel_functions_differentiate_like_torch(device):
+    """torch's formulas: i0' = i1, i0e' = i1e - sgn(x) i0e, i1' = i0 - i1/x and i1e' = i0e - i1e (sgn(x) + 1/x),
+    1/2 at 0 for both of order 1 (and i0e's kink at 0 taken as torch's sgn(0) = 0); second derivatives too."""
+    @pointwise
+    def mix(x):
+        return tm.i0(x) + tm.i0e(x) * 2.0 + tm.i1(x) * 3.0 + tm.i1e(x) * 0.5
+
+    x = torch.tensor([-9.0, -2.5, -0.3, 0.2, 1.0, 4.0, 8.5, 12.0], dtype=torch.float64, device=device)
+    x.requires_grad_()
+    assert gradcheck(mix, (x,)) and gradgradcheck(mix, (x,))
+    at_zero = torch.tensor([-9.0, 0.0, 3.0], dtype=torch.float64, device=device, requires_grad=True)
+    for point in (x, at_zero):
+        mix(point).sum().backward()
+        theirs = point.detach().clone().requires_grad_()
+        special = torch.special
+        (special.i0(theirs) + special.i0e(theirs) * 2.0 + special.i1(theirs) * 3.0 + special.i1e(theirs) * 0.5).sum().backward()
+        torch.testing.assert_close(point.grad, theirs.grad)
+
+
 def test_rsqrt_differentiates_like_torch(device):
     @pointwise
     def inverse_norm(x, y):

@@ -228,6 +228,10 @@ MATH = [
     unary("sinc", domain=T(-3.0, 3.0)),
     unary("entr", domain=T(-0.5, 4.0), ref=torch.special.entr, inplace=False),
     unary("ndtr", domain=T(-6.0, 6.0), ref=torch.special.ndtr, inplace=False),
+    unary("i0", domain=T(-12.0, 12.0)),
+    unary("i0e", domain=T(-20.0, 20.0), ref=torch.special.i0e, inplace=False),
+    unary("i1", domain=T(-12.0, 12.0), ref=torch.special.i1, inplace=False),
+    unary("i1e", domain=T(-20.0, 20.0), ref=torch.special.i1e, inplace=False),
     # torch has no 16-bit kernels of these three (the dtype tests hold tritonize to its error)
     unary("ndtri", domain=T(0.001, 0.999), ref=torch.special.ndtri, inplace=False, floats=(torch.float32,)),
     unary("log_ndtr", domain=T(-12.0, 6.0), ref=torch.special.log_ndtr, inplace=False, floats=(torch.float32,)),

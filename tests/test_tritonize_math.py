@@ -1,4 +1,5 @@
-"""tritonize.math: the functions Python's math lacks (erfinv, erfcx, ndtri, digamma, trigamma, fma, rsqrt), in @pointwise bodies
+"""tritonize.math: the functions Python's math lacks (erfinv, erfcx, ndtri, digamma, trigamma, i0, i0e, i1, i1e,
+fma, rsqrt), in @pointwise bodies
 and as plain Python.
 
 Plain Python: each function against torch.special in float64 and against mpmath, over the
@@ -42,11 +43,20 @@ def torch_can_judge(name, x: torch.Tensor) -> torch.Tensor:
         return x[~(near & (x != x.round()))]
     if name == "trigamma":
         return x[~(near | (x < -1e6))]
+    if name in ("i0", "i1"):  # torch's exp(|x|) overflows from 709.78, I0 and I1 only past ~713.98
+        return x[~((x.abs() > 709.78) & (x.abs() < 714))]
     return x
 
 
 # torch's spelling of each function where it is not torch.special's (or torch's) of the same name
-THEIRS = {"trigamma": lambda x: torch.special.polygamma(1, x)}
+THEIRS = {
+    "trigamma": lambda x: torch.special.polygamma(1, x),
+    # torch's i0 and i1 are nan at +-inf (exp(inf) times a series over sqrt(inf)); its i1 and i1e give +0.0
+    # at -0.0, where these odd functions keep the sign
+    "i0": lambda x: torch.where(x.isinf(), x.abs(), torch.special.i0(x)),
+    "i1": lambda x: torch.where(x.isinf() | (x == 0), x, torch.special.i1(x)),
+    "i1e": lambda x: torch.where(x == 0, x, torch.special.i1e(x)),
+}
 
 
 def test_every_function_is_a_math_table_row():
@@ -137,6 +147,27 @@ def test_ndtri_matches_torch_and_the_true_value():
     assert all(math.isnan(tm.ndtri(v)) for v in (-5e-324, 1.0000000000000002, math.nan, math.inf))
 
 
+BESSEL_TRUE = {
+    "i0": lambda mp, t: mp.besseli(0, t), "i1": lambda mp, t: mp.besseli(1, t),
+    "i0e": lambda mp, t: mp.exp(-abs(t)) * mp.besseli(0, t), "i1e": lambda mp, t: mp.exp(-abs(t)) * mp.besseli(1, t),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BESSEL_TRUE))
+def test_bessel_matches_torch_and_is_correctly_rounded(name):
+    """Against torch where it is right (THEIRS) and the true value within half an ulp (normal results),
+    I0 and I1 finite up to ~713.98."""
+    x = DOMAINS[name]()
+    theirs = THEIRS.get(name) or getattr(torch.special, name)
+    judged = torch_can_judge(name, x)
+    # 1e-322: torch rounds i1e(5e-324), 2.5e-324 (1 - 5e-324), up to 5e-324, correctly rounded 0
+    assert_matches(plain(getattr(tm, name), judged), theirs(judged), 1e-13, 1e-322, inputs=(judged,))
+    x = x[x.isfinite() & (x.abs() > 1e-300)]
+    assert_matches(plain(getattr(tm, name), x), _mp_ref(BESSEL_TRUE[name], x), 1.2e-16, 0.0, inputs=(x,))
+    if name in ("i0", "i1"):
+        assert getattr(tm, name)(713.9) < math.inf and getattr(tm, name)(714.0) == math.inf
+
+
 # -- in a user's @pointwise function ----------------------------------------------------------
 
 def special(p, scale):
@@ -205,6 +236,39 @@ def test_ndtri_and_erfcx_in_a_user_function(data, device):
         values = python_elementwise(normal_tails, [p, x], tuple(quantile.shape), num_outputs=2)
         for got, column in zip((quantile, scaled), values):
             python_values = torch.tensor(column, dtype=F64).reshape(got.shape).to(dtype).double()
+            torch.testing.assert_close(got.double().cpu(), python_values, rtol=rtol, atol=atol, equal_nan=True)
+
+
+def bessel_mix(x):
+    return tm.i0(x) * 2.0 + tm.i1(x), tm.i0e(x) + 0.5 * tm.i1e(x)
+
+
+BESSEL_MIX = pointwise(bessel_mix)
+
+
+@given(data=st.data())
+def test_bessel_functions_in_a_user_function(data, device):
+    """Every dtype (integers give float32), shapes and layouts, both signs and both series (|x| <= 8 and
+    above): against torch in float64, rounded once, and the scalar function run as plain Python."""
+    shape = data.draw(shapes(max_rank=3), label="shape")
+    dtype = data.draw(st.sampled_from(FLOAT_DTYPES + INT_DTYPES[:1]), label="dtype")
+    generator = torch.Generator().manual_seed(data.draw(st.integers(0, 2**31 - 1), label="seed"))
+    low, high = data.draw(st.sampled_from([(-8, 8), (-30, 30)]), label="range")
+    x = data.draw(laid_out(make_values(shape, dtype, generator, low, high), device), label="x")
+    unscaled, scaled = BESSEL_MIX(x)
+    result_dtype = x.dtype if x.is_floating_point() else torch.float32
+    assert unscaled.dtype == scaled.dtype == result_dtype and unscaled.shape == scaled.shape == x.shape
+    xd = x.double()
+    references = (torch.special.i0(xd) * 2.0 + torch.special.i1(xd), torch.special.i0e(xd) + 0.5 * torch.special.i1e(xd))
+    rtol, atol = TOLERANCE[result_dtype]
+    rtol = max(rtol, 4e-6) if result_dtype == torch.float32 else rtol  # libdevice's i0f, i1f and the composites: ~10 ulp
+    for got, reference in zip((unscaled, scaled), references):
+        torch.testing.assert_close(got.double(), reference.to(result_dtype).double(), rtol=rtol, atol=atol,
+                                   equal_nan=True)
+    if unscaled.numel() <= 64:
+        values = python_elementwise(bessel_mix, [x], tuple(x.shape), num_outputs=2)
+        for got, column in zip((unscaled, scaled), values):
+            python_values = torch.tensor(column, dtype=F64).reshape(got.shape).to(result_dtype).double()
             torch.testing.assert_close(got.double().cpu(), python_values, rtol=rtol, atol=atol, equal_nan=True)
 
 
