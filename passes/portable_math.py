@@ -1294,107 +1294,90 @@ def portable_trigamma(x):
 # method (torch's calc_i0e / calc_i0 / calc_i1e / calc_i1, ATen/native/Math.h) with its float64
 # tables: Chebyshev series of exp(-x) I(x) on [0, 8] in y = x/2 - 2 (i0e: 30 coefficients; i1e: 29,
 # of exp(-x) I1(x) / x) and of exp(-x) sqrt(x) I(x) on (8, inf) in 32/x - 2 (25 each), by Clenshaw's
-# recurrence b0 = y b1 - b2 + c, result (b0 - b2) / 2. Both ranges are computed for every element and
-# one selected: the other's inf or nan (32/0 = inf) never reaches the result. Against the correctly
-# rounded value: i0e within 3 ulp, i0 5, i1e 9 and i1 14 on [0, 8] (i1e / x ~ 0.017 near 8 is a
-# cancelling sum of coefficients up to 0.25, whose rounding to float64 alone costs 2.5 ulp), 2-3 above.
+# recurrence b0 = y b1 - b2 + c, result (b0 - b2) / 2. One recurrence serves both ranges: its variable
+# is picked per element (|x|/2 or 32/|x|: 32/0 = inf is never picked) and so is each step's coefficient
+# (the shorter table padded with leading zeros), a select of two constants, which runs on the integer
+# pipe beside the float64 one. Computing both series and selecting one took 195 (i0e) and 162 (i1e)
+# float64 operations an element, where CUDA runs float64 at half float32's rate: float64 i0e ran at
+# 0.84x eager and i1e at 1.0x on an H100; picked coefficients take 120 and 87, 1.07x and 1.29x
+# (benchmarks/results/experiment_special_functions_h100.txt). Against the correctly rounded value: i0e
+# within 4 ulp, i0 5, i1e 10 and i1 14 on [0, 8] (i1e / x ~ 0.017 near 8 is a cancelling sum of
+# coefficients up to 0.25, whose rounding to float64 alone costs 2.5 ulp), 2-3 above.
 
 
 # portable_i0e: torch.special.i0e. Even; 1 at +-0, +0.0 at +-inf (the series over sqrt(inf)),
-# nan at nan (the (8, inf) branch, selected for nan). On [0, 8] the recurrence runs in Reinsch's
-# form for y = s - 2 near -2 (s = |x|/2 exact): q_i = p_i + p_(i-1) = s p_(i-1) - q_(i-1) + c_i,
+# nan at nan (the (8, inf) table, picked for nan). The recurrence runs in Reinsch's form for
+# y = s - 2 (s = |x|/2 exact, or 32/|x|): q_i = p_i + p_(i-1) = s p_(i-1) - q_(i-1) + c_i,
 # p_i = q_i - p_(i-1), result (s p + c_last) / 2 - q. Plain Clenshaw loses up to 7 ulp next to
 # x = 0, where y = -2 and the p_i alternate with growing magnitudes; this form 4 (one more add
 # a step). For i1e it does not help: there the error is the cancellation of i1e / x ~ 0.017 at 8
-# against coefficients ~0.25 (their rounding to double alone is 2.5 ulp).
+# against coefficients ~0.25 (their rounding to double alone is 2.5 ulp). `one * c` makes each
+# picked constant a float64 block (two float literals would pick in float32); the product folds.
 def portable_i0e(x):
-    """exp(-|x|) I0(x): Cephes' Chebyshev series in |x|/2 - 2 on [0, 8] (Reinsch's form of Clenshaw) and, over sqrt(|x|), in 32/|x| - 2 above (Clenshaw)."""
+    """exp(-|x|) I0(x): one of Cephes' two Chebyshev series, its coefficients picked per element, in Reinsch's form of Clenshaw's recurrence in s = |x|/2 on [0, 8], s = 32/|x| (over sqrt(|x|)) above."""
     a = tl.abs(x)
-    s = a * 0.5
-    q = s * -4.41534164647933937950E-18 + 4.41534164647933937950E-18 + 3.33079451882223809783E-17
-    p = q + 4.41534164647933937950E-18
-    q = s * p - q - 2.43127984654795469359E-16
+    small = a <= 8.0
+    one = tl.full(x.shape, 1.0, tl.float64)
+    s = tl.where(small, a * 0.5, 32.0 / a)
+    c = tl.where(small, one * -4.4153416464793395e-18, 0.0)
+    q = s * c - c + tl.where(small, one * 3.3307945188222384e-17, 0.0)
+    p = q - c
+    q = s * p - q + tl.where(small, one * -2.431279846547955e-16, 0.0)
     p = q - p
-    q = s * p - q + 1.71539128555513303061E-15
+    q = s * p - q + tl.where(small, one * 1.715391285555133e-15, 0.0)
     p = q - p
-    q = s * p - q - 1.16853328779934516808E-14
+    q = s * p - q + tl.where(small, one * -1.1685332877993451e-14, 0.0)
     p = q - p
-    q = s * p - q + 7.67618549860493561688E-14
+    q = s * p - q + tl.where(small, one * 7.676185498604936e-14, -7.233180487874754e-18)
     p = q - p
-    q = s * p - q - 4.85644678311192946090E-13
+    q = s * p - q + tl.where(small, one * -4.856446783111929e-13, -4.830504485944182e-18)
     p = q - p
-    q = s * p - q + 2.95505266312963983461E-12
+    q = s * p - q + tl.where(small, one * 2.95505266312964e-12, 4.46562142029676e-17)
     p = q - p
-    q = s * p - q - 1.72682629144155570723E-11
+    q = s * p - q + tl.where(small, one * -1.726826291441556e-11, 3.461222867697461e-17)
     p = q - p
-    q = s * p - q + 9.67580903537323691224E-11
+    q = s * p - q + tl.where(small, one * 9.675809035373237e-11, -2.8276239805165836e-16)
     p = q - p
-    q = s * p - q - 5.18979560163526290666E-10
+    q = s * p - q + tl.where(small, one * -5.189795601635263e-10, -3.425485619677219e-16)
     p = q - p
-    q = s * p - q + 2.65982372468238665035E-9
+    q = s * p - q + tl.where(small, one * 2.6598237246823866e-09, 1.7725601330565263e-15)
     p = q - p
-    q = s * p - q - 1.30002500998624804212E-8
+    q = s * p - q + tl.where(small, one * -1.300025009986248e-08, 3.8116806693526224e-15)
     p = q - p
-    q = s * p - q + 6.04699502254191894932E-8
+    q = s * p - q + tl.where(small, one * 6.046995022541919e-08, -9.554846698828307e-15)
     p = q - p
-    q = s * p - q - 2.67079385394061173391E-7
+    q = s * p - q + tl.where(small, one * -2.670793853940612e-07, -4.150569347287222e-14)
     p = q - p
-    q = s * p - q + 1.11738753912010371815E-6
+    q = s * p - q + tl.where(small, one * 1.1173875391201037e-06, 1.54008621752141e-14)
     p = q - p
-    q = s * p - q - 4.41673835845875056359E-6
+    q = s * p - q + tl.where(small, one * -4.4167383584587505e-06, 3.8527783827421426e-13)
     p = q - p
-    q = s * p - q + 1.64484480707288970893E-5
+    q = s * p - q + tl.where(small, one * 1.6448448070728896e-05, 7.180124451383666e-13)
     p = q - p
-    q = s * p - q - 5.75419501008210370398E-5
+    q = s * p - q + tl.where(small, one * -5.754195010082104e-05, -1.7941785315068062e-12)
     p = q - p
-    q = s * p - q + 1.88502885095841655729E-4
+    q = s * p - q + tl.where(small, one * 0.00018850288509584165, -1.3215811840447713e-11)
     p = q - p
-    q = s * p - q - 5.76375574538582365885E-4
+    q = s * p - q + tl.where(small, one * -0.0005763755745385824, -3.1499165279632416e-11)
     p = q - p
-    q = s * p - q + 1.63947561694133579842E-3
+    q = s * p - q + tl.where(small, one * 0.0016394756169413357, 1.1889147107846439e-11)
     p = q - p
-    q = s * p - q - 4.32430999505057594430E-3
+    q = s * p - q + tl.where(small, one * -0.004324309995050576, 4.94060238822497e-10)
     p = q - p
-    q = s * p - q + 1.05464603945949983183E-2
+    q = s * p - q + tl.where(small, one * 0.010546460394594998, 3.3962320257083865e-09)
     p = q - p
-    q = s * p - q - 2.37374148058994688156E-2
+    q = s * p - q + tl.where(small, one * -0.02373741480589947, 2.266668990498178e-08)
     p = q - p
-    q = s * p - q + 4.93052842396707084878E-2
+    q = s * p - q + tl.where(small, one * 0.04930528423967071, 2.0489185894690638e-07)
     p = q - p
-    q = s * p - q - 9.49010970480476444210E-2
+    q = s * p - q + tl.where(small, one * -0.09490109704804764, 2.8913705208347567e-06)
     p = q - p
-    q = s * p - q + 1.71620901522208775349E-1
+    q = s * p - q + tl.where(small, one * 0.17162090152220877, 6.889758346916825e-05)
     p = q - p
-    q = s * p - q - 3.04682672343198398683E-1
+    q = s * p - q + tl.where(small, one * -0.3046826723431984, 0.0033691164782556943)
     p = q - p
-    small = 0.5 * (s * p + 6.76795274409476084995E-1) - q
-    z = 32.0 / a - 2.0
-    u = z * -7.23318048787475395456E-18 - 4.83050448594418207126E-18
-    v = z * u + 7.23318048787475395456E-18 + 4.46562142029675999901E-17
-    u = z * v - u + 3.46122286769746109310E-17
-    v = z * u - v - 2.82762398051658348494E-16
-    u = z * v - u - 3.42548561967721913462E-16
-    v = z * u - v + 1.77256013305652638360E-15
-    u = z * v - u + 3.81168066935262242075E-15
-    v = z * u - v - 9.55484669882830764870E-15
-    u = z * v - u - 4.15056934728722208663E-14
-    v = z * u - v + 1.54008621752140982691E-14
-    u = z * v - u + 3.85277838274214270114E-13
-    v = z * u - v + 7.18012445138366623367E-13
-    u = z * v - u - 1.79417853150680611778E-12
-    v = z * u - v - 1.32158118404477131188E-11
-    u = z * v - u - 3.14991652796324136454E-11
-    v = z * u - v + 1.18891471078464383424E-11
-    u = z * v - u + 4.94060238822496958910E-10
-    v = z * u - v + 3.39623202570838634515E-9
-    u = z * v - u + 2.26666899049817806459E-8
-    v = z * u - v + 2.04891858946906374183E-7
-    u = z * v - u + 2.89137052083475648297E-6
-    v = z * u - v + 6.88975834691682398426E-5
-    u = z * v - u + 3.36911647825569408990E-3
-    w = z * u - v + 8.04490411014108831608E-1
-    big = 0.5 * (w - v)
-    return tl.where(a <= 8.0, small, big / tl.math.sqrt(a))
+    r = 0.5 * (s * p + tl.where(small, one * 0.6767952744094761, 0.8044904110141088)) - q
+    return tl.where(small, r, r / tl.math.sqrt(a))
 
 
 # portable_i0: torch.special.i0 = exp(|x|) i0e(x), with exp(|x|) as exp(|x|/2)^2 above 709 (|x|/2
@@ -1414,66 +1397,42 @@ def portable_i0(x):
 # torch's CPU kernel gives +0.0 for -0.0, it tests x < 0), above the sign flipped for x < 0;
 # +-0.0 at +-inf, nan at nan.
 def portable_i1e(x):
-    """exp(-|x|) I1(x): Cephes' Chebyshev series (Clenshaw) times x in |x|/2 - 2 on [0, 8] and, over sqrt(|x|), in 32/|x| - 2 above."""
+    """exp(-|x|) I1(x): one of Cephes' two Chebyshev series, its coefficients picked per element (Clenshaw), times x in |x|/2 - 2 on [0, 8], in 32/|x| - 2 over sqrt(|x|) above."""
     a = tl.abs(x)
-    y = a * 0.5 - 2.0
-    u = y * 2.77791411276104639959E-18 - 2.11142121435816608115E-17
-    v = y * u - 2.77791411276104639959E-18 + 1.55363195773620046921E-16
-    u = y * v - u - 1.10559694773538630805E-15
-    v = y * u - v + 7.60068429473540693410E-15
-    u = y * v - u - 5.04218550472791168711E-14
-    v = y * u - v + 3.22379336594557470981E-13
-    u = y * v - u - 1.98397439776494371520E-12
-    v = y * u - v + 1.17361862988909016308E-11
-    u = y * v - u - 6.66348972350202774223E-11
-    v = y * u - v + 3.62559028155211703701E-10
-    u = y * v - u - 1.88724975172282928790E-9
-    v = y * u - v + 9.38153738649577178388E-9
-    u = y * v - u - 4.44505912879632808065E-8
-    v = y * u - v + 2.00329475355213526229E-7
-    u = y * v - u - 8.56872026469545474066E-7
-    v = y * u - v + 3.47025130813767847674E-6
-    u = y * v - u - 1.32731636560394358279E-5
-    v = y * u - v + 4.78156510755005422638E-5
-    u = y * v - u - 1.61760815825896745588E-4
-    v = y * u - v + 5.12285956168575772895E-4
-    u = y * v - u - 1.51357245063125314899E-3
-    v = y * u - v + 4.15642294431288815669E-3
-    u = y * v - u - 1.05640848946261981558E-2
-    v = y * u - v + 2.47264490306265168283E-2
-    u = y * v - u - 5.29459812080949914269E-2
-    v = y * u - v + 1.02643658689847095384E-1
-    u = y * v - u - 1.76416518357834055153E-1
-    w = y * u - v + 2.52587186443633654823E-1
-    small = 0.5 * (w - v)
-    z = 32.0 / a - 2.0
-    u = z * 7.51729631084210481353E-18 + 4.41434832307170791151E-18
-    v = z * u - 7.51729631084210481353E-18 - 4.65030536848935832153E-17
-    u = z * v - u - 3.20952592199342395980E-17
-    v = z * u - v + 2.96262899764595013876E-16
-    u = z * v - u + 3.30820231092092828324E-16
-    v = z * u - v - 1.88035477551078244854E-15
-    u = z * v - u - 3.81440307243700780478E-15
-    v = z * u - v + 1.04202769841288027642E-14
-    u = z * v - u + 4.27244001671195135429E-14
-    v = z * u - v - 2.10154184277266431302E-14
-    u = z * v - u - 4.08355111109219731823E-13
-    v = z * u - v - 7.19855177624590851209E-13
-    u = z * v - u + 2.03562854414708950722E-12
-    v = z * u - v + 1.41258074366137813316E-11
-    u = z * v - u + 3.25260358301548823856E-11
-    v = z * u - v - 1.89749581235054123450E-11
-    u = z * v - u - 5.58974346219658380687E-10
-    v = z * u - v - 3.83538038596423702205E-9
-    u = z * v - u - 2.63146884688951950684E-8
-    v = z * u - v - 2.51223623787020892529E-7
-    u = z * v - u - 3.88256480887769039346E-6
-    v = z * u - v - 1.10588938762623716291E-4
-    u = z * v - u - 9.76109749136146840777E-3
-    w = z * u - v + 7.78576235018280120474E-1
-    big = 0.5 * (w - v)
-    big = big / tl.math.sqrt(a)
-    return tl.where(a <= 8.0, small * x, tl.where(x < 0.0, big * -1.0, big))
+    small = a <= 8.0
+    one = tl.full(x.shape, 1.0, tl.float64)
+    y = tl.where(small, a * 0.5, 32.0 / a) - 2.0
+    u = tl.where(small, one * 2.7779141127610464e-18, 0.0)
+    v = y * u + tl.where(small, one * -2.111421214358166e-17, 0.0)
+    u = y * v - u + tl.where(small, one * 1.5536319577362005e-16, 0.0)
+    v = y * u - v + tl.where(small, one * -1.1055969477353862e-15, 0.0)
+    u = y * v - u + tl.where(small, one * 7.600684294735408e-15, 7.517296310842105e-18)
+    v = y * u - v + tl.where(small, one * -5.042185504727912e-14, 4.414348323071708e-18)
+    u = y * v - u + tl.where(small, one * 3.223793365945575e-13, -4.6503053684893586e-17)
+    v = y * u - v + tl.where(small, one * -1.9839743977649436e-12, -3.209525921993424e-17)
+    u = y * v - u + tl.where(small, one * 1.1736186298890901e-11, 2.96262899764595e-16)
+    v = y * u - v + tl.where(small, one * -6.663489723502027e-11, 3.3082023109209285e-16)
+    u = y * v - u + tl.where(small, one * 3.625590281552117e-10, -1.8803547755107825e-15)
+    v = y * u - v + tl.where(small, one * -1.8872497517228294e-09, -3.8144030724370075e-15)
+    u = y * v - u + tl.where(small, one * 9.381537386495773e-09, 1.0420276984128802e-14)
+    v = y * u - v + tl.where(small, one * -4.445059128796328e-08, 4.272440016711951e-14)
+    u = y * v - u + tl.where(small, one * 2.0032947535521353e-07, -2.1015418427726643e-14)
+    v = y * u - v + tl.where(small, one * -8.568720264695455e-07, -4.0835511110921974e-13)
+    u = y * v - u + tl.where(small, one * 3.4702513081376785e-06, -7.198551776245908e-13)
+    v = y * u - v + tl.where(small, one * -1.3273163656039436e-05, 2.0356285441470896e-12)
+    u = y * v - u + tl.where(small, one * 4.781565107550054e-05, 1.4125807436613782e-11)
+    v = y * u - v + tl.where(small, one * -0.00016176081582589674, 3.2526035830154884e-11)
+    u = y * v - u + tl.where(small, one * 0.0005122859561685758, -1.8974958123505413e-11)
+    v = y * u - v + tl.where(small, one * -0.0015135724506312532, -5.589743462196584e-10)
+    u = y * v - u + tl.where(small, one * 0.004156422944312888, -3.835380385964237e-09)
+    v = y * u - v + tl.where(small, one * -0.010564084894626197, -2.6314688468895196e-08)
+    u = y * v - u + tl.where(small, one * 0.024726449030626516, -2.512236237870209e-07)
+    v = y * u - v + tl.where(small, one * -0.05294598120809499, -3.882564808877691e-06)
+    u = y * v - u + tl.where(small, one * 0.1026436586898471, -0.00011058893876262371)
+    v = y * u - v + tl.where(small, one * -0.17641651835783406, -0.009761097491361469)
+    w = y * v - u + tl.where(small, one * 0.25258718644363365, 0.7785762350182801)
+    r = 0.5 * (w - u)
+    return tl.where(small, r * x, tl.where(x < 0.0, r * -1.0, r) / tl.math.sqrt(a))
 
 
 # portable_i1: torch.special.i1 = exp(|x|) i1e(x), exp as in portable_i0 (finite up to |x| ~

@@ -290,25 +290,27 @@ def bessel_inputs():
     return torch.cat([x, -x])
 
 
-# the float32 bound of each: what Cephes' table rounded to float32 leaves on [0, 8] (i1e / x ~ 0.017
-# near 8 cancels coefficients up to 0.25: 5.6 ulp from their rounding alone), 2.5-2.7 above; torch's
-# own float32 kernels measured 6.2 (i0e) and 10.3 (i1e)
-def assert_bessel_within(helper, name, bound, mean_bound):
+# the float32 bound of each, compiled: what Cephes' table rounded to float32 leaves on [0, 8] (i1e / x
+# ~ 0.017 near 8 cancels coefficients up to 0.25: 5.6 ulp from their rounding alone), 2.5-2.7 above;
+# torch's own float32 kernels measured 6.2 (i0e) and 10.3 (i1e). In the interpreter of Triton 3.6,
+# whose fma rounds the product apart, 5.1 and 12.6 (the newest's fma rounds once, as CUDA's).
+def assert_bessel_within(helper, name, compiled_bound, interpreter_bound, mean_bound):
     x = bessel_inputs()
     exact = getattr(torch.special, name)(x.double())  # float64: a few float64 ulp, nothing in float32's
     error = ulps(helper(x), exact)
     worst = int(error.argmax())
+    bound = compiled_bound if helper.device == "cuda" else interpreter_bound
     assert error.max() <= bound, f"{error.max():.2f} ulp at x = {x[worst].item()!r}"
     assert error[x.abs() > 8].max() <= 2.8
     assert error.mean() < mean_bound
 
 
 def test_f32_i0e_is_within_five_ulp(f32_i0e):
-    assert_bessel_within(f32_i0e, "i0e", 4.6, 0.8)
+    assert_bessel_within(f32_i0e, "i0e", 4.6, 5.2, 0.8)
 
 
 def test_f32_i1e_is_within_ten_ulp(f32_i1e):
-    assert_bessel_within(f32_i1e, "i1e", 9.7, 1.3)
+    assert_bessel_within(f32_i1e, "i1e", 9.7, 12.7, 1.3)
 
 
 def test_f32_bessel_special_values(f32_i0e, f32_i1e):
