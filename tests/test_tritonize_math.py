@@ -205,6 +205,20 @@ def test_user_function_against_torch_and_python(data, device):
         torch.testing.assert_close(got.double().cpu(), python_values, rtol=rtol, atol=atol, equal_nan=True)
 
 
+def assert_outputs_match(scalar_function, args, outputs, references, rtol, atol):
+    """Each output against its float64 torch reference rounded once to the output's dtype, and (for
+    small tensors) against the scalar function run element by element as plain Python."""
+    for got, reference in zip(outputs, references):
+        torch.testing.assert_close(got.double(), reference.to(got.dtype).double().expand(got.shape), rtol=rtol,
+                                   atol=atol, equal_nan=True)
+    if outputs[0].numel() <= 64:
+        shape = tuple(outputs[0].shape)
+        values = python_elementwise(scalar_function, args, shape, num_outputs=len(outputs))
+        for got, column in zip(outputs, values):
+            python_values = torch.tensor(column, dtype=F64).reshape(shape).to(got.dtype).double()
+            torch.testing.assert_close(got.double().cpu(), python_values, rtol=rtol, atol=atol, equal_nan=True)
+
+
 def normal_tails(p, x):
     """Two outputs, each argument on its own domain."""
     return tm.ndtri(p), tm.erfcx(x)
@@ -229,14 +243,8 @@ def test_ndtri_and_erfcx_in_a_user_function(data, device):
         p.shape, x.shape)
     rtol, atol = TOLERANCE[dtype]
     rtol = max(rtol, 1e-5) if dtype == torch.float32 else rtol  # CUDA's normcdfinvf, erfcxf: a few ulp each
-    for got, theirs in ((quantile, torch.special.ndtri(p.double())), (scaled, torch.special.erfcx(x.double()))):
-        torch.testing.assert_close(got.double(), theirs.to(dtype).double().expand(got.shape), rtol=rtol, atol=atol,
-                                   equal_nan=True)
-    if quantile.numel() <= 64:
-        values = python_elementwise(normal_tails, [p, x], tuple(quantile.shape), num_outputs=2)
-        for got, column in zip((quantile, scaled), values):
-            python_values = torch.tensor(column, dtype=F64).reshape(got.shape).to(dtype).double()
-            torch.testing.assert_close(got.double().cpu(), python_values, rtol=rtol, atol=atol, equal_nan=True)
+    assert_outputs_match(normal_tails, [p, x], (quantile, scaled),
+                         (torch.special.ndtri(p.double()), torch.special.erfcx(x.double())), rtol, atol)
 
 
 def bessel_mix(x):
@@ -262,14 +270,7 @@ def test_bessel_functions_in_a_user_function(data, device):
     references = (torch.special.i0(xd) * 2.0 + torch.special.i1(xd), torch.special.i0e(xd) + 0.5 * torch.special.i1e(xd))
     rtol, atol = TOLERANCE[result_dtype]
     rtol = max(rtol, 4e-6) if result_dtype == torch.float32 else rtol  # libdevice's i0f, i1f and the composites: ~10 ulp
-    for got, reference in zip((unscaled, scaled), references):
-        torch.testing.assert_close(got.double(), reference.to(result_dtype).double(), rtol=rtol, atol=atol,
-                                   equal_nan=True)
-    if unscaled.numel() <= 64:
-        values = python_elementwise(bessel_mix, [x], tuple(x.shape), num_outputs=2)
-        for got, column in zip((unscaled, scaled), values):
-            python_values = torch.tensor(column, dtype=F64).reshape(got.shape).to(result_dtype).double()
-            torch.testing.assert_close(got.double().cpu(), python_values, rtol=rtol, atol=atol, equal_nan=True)
+    assert_outputs_match(bessel_mix, [x], (unscaled, scaled), references, rtol, atol)
 
 
 def gamma_derivatives(x):
