@@ -41,9 +41,10 @@ from tritonize.ops.math_ops import (acos, acos_, acosh, acosh_, arccos, arccos_,
                                     log10_, log_, log_ndtr, logit, logit_, ndtr, ndtri, polygamma, polygamma_, rad2deg, rad2deg_, round, round_, rsqrt,
                                     rsqrt_, sigmoid, sigmoid_, sin, sin_, sinc, sinc_, sinh, sinh_, sqrt, sqrt_, tan, tan_,
                                     tanh, tanh_, trunc, trunc_)
-from tritonize.ops.backward import (elu_backward, gelu_backward, hardsigmoid_backward, hardswish_backward,
-                                    hardtanh_backward, huber_loss_backward, leaky_relu_backward, logit_backward,
-                                    mse_loss_backward, prelu_backward, sigmoid_backward, silu_backward,
-                                    smooth_l1_loss_backward, softplus_backward, tanh_backward, threshold_backward)
+from tritonize.ops.backward import (binary_cross_entropy_backward, elu_backward, gelu_backward,
+                                    hardsigmoid_backward, hardswish_backward, hardtanh_backward, huber_loss_backward,
+                                    leaky_relu_backward, logit_backward, mse_loss_backward, prelu_backward,
+                                    sigmoid_backward, silu_backward, smooth_l1_loss_backward, softplus_backward,
+                                    tanh_backward, threshold_backward)
 from tritonize.ops.fused import gelu_and_mul, gelu_and_mul_backward, silu_and_mul, silu_and_mul_backward
 from tritonize.ops.layout import flip

@@ -10,6 +10,7 @@ import torch
 import tritonize.math
 from tritonize import Promotion, pointwise
 from tritonize.ops import _common as c
+from tritonize.ops import arithmetic as ar
 from tritonize.ops.activations import GELU_KAPPA, ONE_SIXTH_FLOAT32, SQRT1_2, SQRT_2_OVER_PI
 from tritonize.ops.math_ops import sigmoid_of
 
@@ -158,6 +159,15 @@ def huber_loss_backward_kernel(grad_output, input, target, norm, delta):
     if x > delta:
         return norm * grad_output * delta
     return norm * x * grad_output
+
+
+@pointwise(promotion="no_opmath")
+def binary_cross_entropy_backward_kernel(grad_output, input, target, weight, epsilon, scale, divide: bool):
+    # ATen's steps, each rounded to the dtype: the gradient, times the weight (its grad_input.mul_),
+    # then the mean's grad_input.div_(numel), a division on the CPU and a product with the reciprocal on
+    # CUDA (a weight of 1 and a scale of 1 change nothing)
+    gradient = grad_output * (input - target) / max((1 - input) * input, epsilon) * weight
+    return gradient / scale if divide else gradient * scale
 
 
 @pointwise(promotion=(Promotion("default", over=("input",)), Promotion("default", over=("weight",))))
@@ -334,6 +344,37 @@ def huber_loss_backward(grad_output, input, target, reduction, delta, *, out=Non
     norm = _in_dtype(_norm(reduction, input, 1.0), input.dtype)
     return c.run(huber_loss_backward_kernel, grad_output, input, target, norm, _in_dtype(delta, input.dtype),
                  out=out)
+
+
+BCE_EPSILON = c.opmath_number(torch.float32, 1e-12)  # ATen's `constexpr float EPSILON = 1e-12`
+
+
+def binary_cross_entropy_backward(grad_output, input, target, weight=None, reduction=MEAN, *, out=None):
+    """aten::binary_cross_entropy_backward: grad_output (input - target) / max((1 - input) input, 1e-12),
+    times the weight, over input's numel for a mean; the epsilon in the dtype (0 in float16), as ATen's."""
+    _loss_operands("binary_cross_entropy_backward", grad_output, input, target)
+    if weight is None:
+        weight = 1
+    elif weight.dtype != input.dtype or c.broadcast_shape(weight, input) != tuple(input.shape):
+        raise c.Unsupported("tritonize's binary_cross_entropy_backward takes a weight of the input's dtype "
+                            "that broadcasts to its shape")
+    if out is not None and out.shape != input.shape:
+        # ATen resizes it, on the CPU through a squeezed view that leaves the weight's product a mismatch
+        raise c.Unsupported("tritonize's binary_cross_entropy_backward writes into a grad_input of the input's "
+                            "shape")
+    epsilon = _in_dtype(BCE_EPSILON, input.dtype)
+    mean = reduction == MEAN and input.numel() > 0
+    sixteen_bits = input.dtype in (torch.float16, torch.bfloat16)
+    if not mean or sixteen_bits:
+        result = c.run(binary_cross_entropy_backward_kernel, grad_output, input, target, weight, epsilon, 1, False,
+                       out=out)
+        # torch's 16-bit division by a number computes in float32: its own pass, as torch's div_ is
+        return ar.div_(result, input.numel()) if mean else result
+    if input.is_cuda:  # ATen's div_ by a CPU scalar: a product with the reciprocal (ar.div_ says why)
+        return c.run(binary_cross_entropy_backward_kernel, grad_output, input, target, weight, epsilon,
+                     ar.cuda_reciprocal(input, input.numel()), False, out=out)
+    return c.run(binary_cross_entropy_backward_kernel, grad_output, input, target, weight, epsilon,
+                 input.numel(), True, out=out)
 
 
 def prelu_backward(grad_output, input, weight):

@@ -170,6 +170,7 @@ def _build_table() -> dict:
     add("mse_loss_backward{,.grad_input}", bwd.mse_loss_backward)
     add("huber_loss_backward{,.out}", bwd.huber_loss_backward)
     add("smooth_l1_loss_backward{,.grad_input}", bwd.smooth_l1_loss_backward)
+    add("binary_cross_entropy_backward{,.grad_input}", bwd.binary_cross_entropy_backward)
 
     # layout
     add("flip{,.out}", lay.flip)

@@ -265,6 +265,27 @@ def test_erf_and_gelu_give_cudas_results_on_every_16_bit_value(dtype, device):
     _bitwise_equal(ops.gelu_backward(grad * 0.75, x), torch.ops.aten.gelu_backward(grad * 0.75, x))
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.float16, torch.int32],
+                         ids=lambda d: str(d)[6:])
+def test_division_by_a_number_is_torchs_on_either_device(dtype, device):
+    """By a number or a 0-d CPU tensor torch's CUDA kernel multiplies by the reciprocal (in opmath; a
+    quotient 1 ulp off on ~10-20% of float32 elements), its CPU kernel divides: bit for bit either way,
+    in place and into out= too; by a 0-d tensor on the tensor's own device, both divide."""
+    generator = torch.Generator().manual_seed(21)
+    a = (torch.randn(8192, generator=generator) * 100).to(dtype).to(device)
+    divisors = [3.0, 0.7, 1e-3, 7, 49, True, -0.0, math.inf, 1e-45, torch.tensor(0.3, dtype=torch.float64),
+                torch.tensor(3, dtype=torch.int64)]
+    if dtype not in (torch.float16, torch.bfloat16):  # torch rounds such a 0-d tensor to 16 bits first
+        divisors.append(torch.tensor(0.3, dtype=torch.float32, device=device))
+    for b in divisors:
+        expected = torch.div(a, b)
+        _bitwise_equal(ops.div(a, b), expected)
+        _bitwise_equal(ops.true_divide(a, b), expected)
+        if expected.dtype == a.dtype:
+            _bitwise_equal(ops.div_(a.clone(), b), a.clone().div_(b))
+            _bitwise_equal(ops.div(a, b, out=torch.empty_like(a)), expected)
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16], ids=lambda d: str(d)[6:])
 def test_lerp_weights_reach_the_kernel_as_torchs_do(dtype, device):
     """A number weight in the compute dtype, a 0-d tensor weight of another dtype cast to the

@@ -140,6 +140,51 @@ def test_loss_backward_in_each_dtype_and_what_goes_to_torch(dtype, device):
         tops.smooth_l1_loss_backward(g, x, y, 1, 0.0)
 
 
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+def test_binary_cross_entropy_gradient_runs_a_tritonize_kernel(reduction, weighted, device, kernel_calls):  # noqa: F811
+    """F.binary_cross_entropy: under enabled() autograd's binary_cross_entropy_backward (the input's
+    gradient) is tritonize's, with torch's gradients; the target's is a composite of other aten ops."""
+    generator = torch.Generator().manual_seed(11)
+    x, y = (torch.rand(4, 9, generator=generator).to(device) for _ in range(2))
+    weight = torch.rand(9, generator=generator).to(device) if weighted else None
+    grad = torch.randn(4, 9, generator=generator).to(device) if reduction == "none" else None
+    leaves = [t.clone().requires_grad_() for t in (x, y)]
+    F.binary_cross_entropy(*leaves, weight=weight, reduction=reduction).backward(grad)
+    expected = [t.grad for t in leaves]
+    leaves = [t.clone().requires_grad_() for t in (x, y)]
+    with tritonize.enabled(devices=(device,)):
+        F.binary_cross_entropy(*leaves, weight=weight, reduction=reduction).backward(grad)
+    assert kernel_calls.count("binary_cross_entropy_backward_kernel") == 1, kernel_calls
+    for got, want in zip([t.grad for t in leaves], expected):
+        torch.testing.assert_close(got, want, rtol=1.3e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64],
+                         ids=lambda d: str(d)[6:])
+def test_binary_cross_entropy_backward_is_atens_bit_for_bit(dtype, device):
+    """Each step rounded as ATen's (the epsilon 1e-12 in the dtype: 0 in float16), the weight's product
+    and the mean's division (by the reciprocal on CUDA) included, at 0 and 1 too; a weight of another
+    dtype or shape goes to torch's kernel."""
+    generator = torch.Generator().manual_seed(12)
+    x, y = (torch.rand(37, 11, generator=generator, dtype=torch.float64).to(device, dtype) for _ in range(2))
+    x[0, :3] = torch.tensor([0.0, 1.0, 0.5])
+    y[0, 2] = 1.0
+    weight = torch.rand(11, generator=generator, dtype=torch.float64).to(device, dtype)
+    for reduction in (0, 1, 2):
+        grad = (torch.randn(37, 11, generator=generator, dtype=torch.float64).to(device, dtype) if reduction == 0
+                else torch.tensor(0.7, dtype=dtype, device=device))
+        for w in (None, weight):
+            got = tops.binary_cross_entropy_backward(grad, x, y, w, reduction)
+            assert torch.equal(got, torch.ops.aten.binary_cross_entropy_backward(grad, x, y, w, reduction))
+    out = torch.empty_like(x)
+    assert tops.binary_cross_entropy_backward(grad, x, y, weight, 1, out=out) is out
+    with pytest.raises(RuntimeError, match="takes a weight of the input's dtype"):
+        tops.binary_cross_entropy_backward(grad, x, y, weight.double() if dtype != torch.float64 else weight.float())
+    with pytest.raises(RuntimeError, match="takes a weight of the input's dtype"):
+        tops.binary_cross_entropy_backward(grad, x, y, torch.ones(2, 37, 11, dtype=dtype, device=device))
+
+
 def test_inplace_backward_with_a_negative_slope_is_refused_as_in_torch(device):
     x, g = torch.randn(5, device=device), torch.randn(5, device=device)
     with pytest.raises(RuntimeError, match="negative slope"):
