@@ -130,6 +130,18 @@ class LowerToTriton:
             return name(self.casts[key])
         return result
 
+    def in_common_dtype(self, values, promoted: VType) -> list:
+        """Integer tensor values meeting in a 16-bit float dtype, rounded to it first: torch casts every
+        tensor operand to the common dtype before its opmath (int64 4097 + float16 0.5 is 4096.5, which
+        rounds to 4096, not 4098), through float32 as c10's conversions go. Python numbers stay exact,
+        as in torch's CUDA kernels."""
+        if promoted.dtype not in (torch.float16, torch.bfloat16) or compute_dtype(promoted.dtype) != torch.float32:
+            return values
+        return [Lowered(self.round_to(self.cast(v, torch.float32), promoted.dtype), promoted, torch.float32)
+                if not v.is_literal and v.vtype is not None and not v.vtype.is_python
+                and not v.vtype.dtype.is_floating_point and v.vtype.dtype != torch.bool else v
+                for v in values]
+
     def operands(self, values, dtype):
         bare = any(not v.is_literal for v in values)
         return [self.cast(v, dtype, bare_literal_ok=bare) for v in values]
@@ -238,7 +250,7 @@ class LowerToTriton:
         return self.result(node, ast.UnaryOp(op=node.op, operand=value), dtype)
 
     def lower_BinOp(self, node):
-        left, right = self.lower(node.left), self.lower(node.right)
+        left, right = self.in_common_dtype([self.lower(node.left), self.lower(node.right)], node.tz_operands)
         dtype = self.rep(node.tz_operands)
         op = node.op
         if isinstance(op, ast.Div):
@@ -505,7 +517,8 @@ class LowerToTriton:
         return expr("tl.where((b < 0) | (b >= w), tl.where(a < 0, -1, 0), a >> b).to(D)", a=a, b=b, w=width, D=D)
 
     def lower_Compare(self, node):
-        left, right = self.lower(node.left), self.lower(node.comparators[0])
+        left, right = self.in_common_dtype([self.lower(node.left), self.lower(node.comparators[0])],
+                                           node.tz_operands)
         a, b = self.operands([left, right], self.rep(node.tz_operands))
         return self.result(node, ast.Compare(left=a, ops=node.ops, comparators=[b]))
 
@@ -530,7 +543,7 @@ class LowerToTriton:
 
     def lower_IfExp(self, node):
         test = self.truthy(self.lower(node.test))
-        body, orelse = self.lower(node.body), self.lower(node.orelse)
+        body, orelse = self.in_common_dtype([self.lower(node.body), self.lower(node.orelse)], node.tz_operands)
         a, b = self.operands([body, orelse], self.rep(node.tz_operands))
         return self.result(node, expr("tl.where(c, a, b)", c=test, a=a, b=b))
 
@@ -539,6 +552,8 @@ class LowerToTriton:
         if is_math_call(node):
             fname = math_name(node)
             dtype = self.rep(node.tz_operands)
+            if MATH_TABLE[fname].kind != "ldexp":  # ldexp's exponent stays an integer
+                args = self.in_common_dtype(args, node.tz_operands)
             if fname == "log" and len(args) == 2:
                 log_x = Lowered(self.math("log", args[:1], dtype), node.tz_operands, dtype)
                 log_base = Lowered(self.math("log", args[1:], dtype), node.tz_operands, dtype)
@@ -552,6 +567,7 @@ class LowerToTriton:
         builtin = node.func.id
         if builtin in ("min", "max"):
             dtype = self.rep(node.tz_operands)
+            args = self.in_common_dtype(args, node.tz_operands)
             values = self.operands(args, dtype)
             function = "tl.minimum" if builtin == "min" else "tl.maximum"
             wins = "<" if builtin == "min" else ">"

@@ -253,6 +253,29 @@ def test_half_computes_in_float32_and_rounds_once(device):
         _bitwise_equal(fma_like(x, y), once)
 
 
+@pytest.mark.parametrize("int_dtype", [torch.int16, torch.int32, torch.int64, torch.uint8])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_integer_tensors_round_to_the_16_bit_dtype_they_meet(int_dtype, dtype, device):
+    """torch casts each tensor operand to the common dtype before computing (int64 4097 + float16 0.5 is
+    4096 + 0.5, which rounds to 4096, not 4098): in arithmetic, comparisons, selects, min/max and two-argument
+    math, bit for bit torch's; an integer Python number is kept exact, as torch's CUDA kernels keep it."""
+    @pointwise
+    def mixed(i, h):
+        return i * h + i, i < h, (i if h > 0 else h), max(i, h), math.atan2(i, h) + (i + 4097)
+
+    generator = torch.Generator().manual_seed(3)
+    high = 256 if int_dtype == torch.uint8 else 9000
+    i = torch.randint(0 if int_dtype == torch.uint8 else -high, high, (2048,), generator=generator).to(int_dtype)
+    h = (torch.randn(2048, generator=generator) * 3).to(dtype)
+    i, h = i.to(device), h.to(device)
+    rounded = i.to(dtype).float()  # the integers as the 16-bit dtype holds them, then opmath, rounded once
+    expected = ((rounded * h.float() + rounded).to(dtype), i < h, torch.where(h > 0, i.to(dtype), h),
+                torch.maximum(i.to(dtype), h),
+                (torch.atan2(rounded, h.float()) + (i + 4097).to(dtype).float()).to(dtype))
+    for got, want in zip(mixed(i, h), expected):
+        _bitwise_equal(got, want)
+
+
 def test_no_opmath_rounds_every_half_operation(device):
     """promotion="no_opmath": each 16-bit operation rounds to its dtype, as torch's own 16-bit
     arithmetic (`x * x * x` on bfloat16 tensors) does, on both devices (the interpreter once read
