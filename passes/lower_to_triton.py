@@ -132,8 +132,8 @@ class LowerToTriton:
 
     def in_common_dtype(self, values, promoted: VType) -> list:
         """Integer tensor values meeting in a 16-bit float dtype, rounded to it first: torch casts every
-        tensor operand to the common dtype before its opmath (int64 4097 + float16 0.5 is 4096.5, which
-        rounds to 4096, not 4098), through float32 as c10's conversions go. Python numbers stay exact,
+        tensor operand to the common dtype before its opmath (int64 2049 + float16 0.5 is 2048 + 0.5, which
+        rounds to 2048, not 2050), through float32 as c10's conversions go. Python numbers stay exact,
         as in torch's CUDA kernels."""
         if promoted.dtype not in (torch.float16, torch.bfloat16) or compute_dtype(promoted.dtype) != torch.float32:
             return values

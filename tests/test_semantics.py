@@ -256,8 +256,8 @@ def test_half_computes_in_float32_and_rounds_once(device):
 @pytest.mark.parametrize("int_dtype", [torch.int16, torch.int32, torch.int64, torch.uint8])
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 def test_integer_tensors_round_to_the_16_bit_dtype_they_meet(int_dtype, dtype, device):
-    """torch casts each tensor operand to the common dtype before computing (int64 4097 + float16 0.5 is
-    4096 + 0.5, which rounds to 4096, not 4098): in arithmetic, comparisons, selects, min/max and two-argument
+    """torch casts each tensor operand to the common dtype before computing (int64 2049 + float16 0.5 is
+    2048 + 0.5, which rounds to 2048, not 2050): in arithmetic, comparisons, selects, min/max and two-argument
     math, bit for bit torch's; an integer Python number is kept exact, as torch's CUDA kernels keep it."""
     @pointwise
     def mixed(i, h):
