@@ -521,6 +521,14 @@ def cuda_reciprocal(input, other):
     float64 one: float64), a 0-d CPU tensor of that dtype."""
     if not (isinstance(input, torch.Tensor) and input.is_cuda):
         return None
+    # kept per (dtype, number), as opmath_number keeps its roundings: a training loop divides by the same
+    # few numbers every step, and the steps below took ~1 us of a ~10 us call on the CPU machine; a zero
+    # is worked out anew (-0.0 and 0.0 are one key), other kinds of divisor are not kept
+    kept = type(other) in (float, int) and other
+    if kept:
+        found = _RECIPROCALS.get((input.dtype, other))
+        if found is not None:
+            return found
     if isinstance(other, torch.Tensor):
         if other.dim() or other.device.type != "cpu" or other.is_complex():
             return None
@@ -536,7 +544,16 @@ def cuda_reciprocal(input, other):
     # 2.11, x / 1e-3 is x * 1000.0 in float32 (1 / float32(1e-3) would be 999.99994)
     value = float(value)
     inverse = c.opmath_number(dtype, 1.0 / value) if value else math.copysign(math.inf, value)
-    return inverse if c.result_dtype(input, 1.0) == dtype else torch.tensor(inverse, dtype=dtype)
+    if c.result_dtype(input, 1.0) != dtype:
+        return torch.tensor(inverse, dtype=dtype)
+    if kept:
+        if len(_RECIPROCALS) >= 1024:
+            _RECIPROCALS.clear()
+        _RECIPROCALS[(input.dtype, other)] = inverse
+    return inverse
+
+
+_RECIPROCALS: dict = {}  # cuda_reciprocal's: (a tensor's dtype, a number) -> the number CUDA multiplies by
 
 
 def div(input, other, *, rounding_mode=None, out=None):
