@@ -523,8 +523,8 @@ def cuda_reciprocal(input, other):
         return None
     # kept per (dtype, number), as opmath_number keeps its roundings: a training loop divides by the same
     # few numbers every step, and the steps below took ~1 us of a ~10 us call on the CPU machine; a zero
-    # is worked out anew (-0.0 and 0.0 are one key), other kinds of divisor are not kept
-    kept = type(other) in (float, int) and other
+    # is worked out anew (-0.0 and 0.0 are one key), and so is a NaN (never equal to a key it left)
+    kept = type(other) in (float, int) and other and other == other
     if kept:
         found = _RECIPROCALS.get((input.dtype, other))
         if found is not None:
