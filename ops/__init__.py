@@ -39,7 +39,7 @@ from tritonize.ops.math_ops import (acos, acos_, acosh, acosh_, arccos, arccos_,
                                     erfinv_, exp, exp2, exp2_, exp_, expm1, expm1_, fix, fix_, floor, floor_,
                                     frac, frac_, i0, i0_, i0e, i1, i1e, lgamma, lgamma_, log, log1p, log1p_, log2, log2_, log10,
                                     log10_, log_, log_ndtr, logit, logit_, ndtr, ndtri, polygamma, polygamma_, rad2deg, rad2deg_, round, round_, rsqrt,
-                                    rsqrt_, sigmoid, sigmoid_, sin, sin_, sinc, sinc_, sinh, sinh_, sqrt, sqrt_, tan, tan_,
+                                    rsqrt_, sigmoid, sigmoid_, sin, sin_, sinc, sinc_, sinh, sinh_, spherical_bessel_j0, sqrt, sqrt_, tan, tan_,
                                     tanh, tanh_, trunc, trunc_)
 from tritonize.ops.backward import (binary_cross_entropy_backward, elu_backward, gelu_backward,
                                     hardsigmoid_backward, hardswish_backward, hardtanh_backward, huber_loss_backward,

@@ -1,7 +1,7 @@
 """Math: exp, log and their variants, roots, trigonometric and hyperbolic functions and their
 inverses, erf/erfc/erfinv, rounding (ceil, floor, round, trunc, frac), deg2rad/rad2deg,
 sigmoid, logit, lgamma, digamma, polygamma of orders 0 and 1, sinc, i0 and torch.special's entr, ndtr,
-ndtri, log_ndtr, erfcx, i0e, i1 and i1e.
+ndtri, log_ndtr, erfcx, i0e, i1, i1e and spherical_bessel_j0.
 Integer and bool inputs give float32, as in torch.
 
 erfinv, erfcx, ndtri, digamma, trigamma and the Bessel functions, which Python's `math` lacks, come from
@@ -281,6 +281,19 @@ def i1e_kernel(input):
 
 
 @pointwise(promotion="int_to_float")
+def spherical_bessel_j0_kernel(input):
+    # ATen's: sin(x) / x, and its Taylor series below 0.5, where the quotient would lose bits to the sine's
+    x = float(input)
+    if math.isinf(x):
+        return 0.0
+    if abs(x) < 0.5:
+        s = x * x
+        return 1.0 + s * (-1.0 / 6.0 + s * (1.0 / 120.0 + s * (-1.0 / 5040.0 + s * (
+            1.0 / 362880.0 + s * (-1.0 / 39916800.0 + s * (1.0 / 6227020800.0))))))
+    return math.sin(x) / x
+
+
+@pointwise(promotion="int_to_float")
 def log_ndtr_kernel(input):
     # SciPy's and ATen's form: below -1, ndtr(x) = erfcx(-t) exp(-t^2) / 2 (t = x / sqrt 2) keeps the log
     # finite where ndtr itself underflows (x < -38.5 in float64); above, log1p of -erfc(t) / 2, which
@@ -384,8 +397,8 @@ def ndtr(input, *, out=None):
 
 
 def _not_half(name, input):
-    """ATen's kernels of ndtri, log_ndtr and erfcx have float32 and float64 instances only (integers
-    promote to float32): 16-bit tensors get its error, on either device."""
+    """ATen's kernels of ndtri, log_ndtr, erfcx and spherical_bessel_j0 have float32 and float64 instances
+    only (integers promote to float32): 16-bit tensors get its error, on either device."""
     if isinstance(input, torch.Tensor) and input.dtype in (torch.float16, torch.bfloat16):
         c.not_implemented(f"{name}_{input.device.type}", input.dtype)
 
@@ -400,6 +413,12 @@ def log_ndtr(input, *, out=None):
     """torch.special.log_ndtr, the log of the standard normal CDF, as a tritonize kernel."""
     _not_half("log_ndtr", input)
     return c.run(log_ndtr_kernel, input, out=out)
+
+
+def spherical_bessel_j0(input, *, out=None):
+    """torch.special.spherical_bessel_j0, sin(x) / x (1 at 0, 0 at +-inf), as a tritonize kernel."""
+    _not_half("spherical_bessel_j0", input)
+    return c.run(spherical_bessel_j0_kernel, input, out=out)
 
 
 def erfcx(input, *, out=None):

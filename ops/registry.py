@@ -39,7 +39,7 @@ from tritonize.passes.type_rules import SUPPORTED_DTYPES
 DISPATCH_KEYS = {"cuda": "CUDA", "cpu": "CPU"}
 
 # aten argument names that tritonize.ops functions spell differently
-_RENAMED = {"self": "input", "grad_input": "out"}
+_RENAMED = {"self": "input", "grad_input": "out", "x": "input"}  # x: special_spherical_bessel_j0's
 
 
 def _overloads(spec: str, fn) -> dict:
@@ -121,6 +121,7 @@ def _build_table() -> dict:
     add("special_i0e{,.out}", mth.i0e)
     add("special_i1{,.out}", mth.i1)
     add("special_i1e{,.out}", mth.i1e)
+    add("special_spherical_bessel_j0{,.out}", mth.spherical_bessel_j0)
     add("polygamma{,.out}", mth.polygamma)
     add("polygamma_", mth.polygamma_)
     add("round.{decimals,out,decimals_out}", mth.round)

@@ -232,10 +232,12 @@ MATH = [
     unary("i0e", domain=T(-20.0, 20.0), ref=torch.special.i0e, inplace=False),
     unary("i1", domain=T(-12.0, 12.0), ref=torch.special.i1, inplace=False),
     unary("i1e", domain=T(-20.0, 20.0), ref=torch.special.i1e, inplace=False),
-    # torch has no 16-bit kernels of these three (the dtype tests hold tritonize to its error)
+    # torch has no 16-bit kernels of these four (the dtype tests hold tritonize to its error)
     unary("ndtri", domain=T(0.001, 0.999), ref=torch.special.ndtri, inplace=False, floats=(torch.float32,)),
     unary("log_ndtr", domain=T(-12.0, 6.0), ref=torch.special.log_ndtr, inplace=False, floats=(torch.float32,)),
     unary("erfcx", domain=T(-3.0, 12.0), ref=torch.special.erfcx, inplace=False, floats=(torch.float32,)),
+    unary("spherical_bessel_j0", domain=T(-12.0, 12.0), ref=torch.special.spherical_bessel_j0, inplace=False,
+          floats=(torch.float32,)),
 ]
 
 COMPARISON = [
