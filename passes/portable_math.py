@@ -1380,17 +1380,22 @@ def portable_i0e(x):
     return tl.where(small, r, r / tl.math.sqrt(a))
 
 
-# portable_i0: torch.special.i0 = exp(|x|) i0e(x), with exp(|x|) as exp(|x|/2)^2 above 709 (|x|/2
-# exact), so that i0 stays finite up to |x| ~ 713.987 where torch's exp(x) overflows from 709.78;
-# inf at +-inf (torch's CPU kernel: nan, exp(inf) times 0), 1 at +-0, nan at nan.
-def portable_i0(x):
-    """I0(x) = exp(|x|) portable_i0e(x), the exponential as exp(|x|/2)^2 above 709 so that I0 overflows only past 713.98."""
-    a = tl.abs(x)
+# portable_times_exp: r exp(a) for a = |x|, with exp(a) as exp(a/2)^2 above 709 (a/2 exact), so that
+# I0 and I1 stay finite up to |x| ~ 713.98 where torch's exp(x) overflows from 709.78.
+def portable_times_exp(r, a):
+    """r exp(a) for a >= 0, the exponential as exp(a/2)^2 above 709, so that it overflows only where the product does."""
     half = a > 709.0
     e = tl.math.exp(tl.where(half, a * 0.5, a))
-    r = e * portable_i0e(x)
-    r = tl.where(half, r * e, r)
-    return tl.where(a == float("inf"), a, r)
+    r = e * r
+    return tl.where(half, r * e, r)
+
+
+# portable_i0: torch.special.i0 = exp(|x|) i0e(x); inf at +-inf (torch's CPU kernel: nan, exp(inf) times
+# 0), 1 at +-0, nan at nan.
+def portable_i0(x):
+    """I0(x) = exp(|x|) portable_i0e(x) (portable_times_exp), so that I0 overflows only past 713.98."""
+    a = tl.abs(x)
+    return tl.where(a == float("inf"), a, portable_times_exp(portable_i0e(x), a))
 
 
 # portable_i1e: torch.special.i1e. Odd: on [0, 8] the series times x itself (which keeps -0.0:
@@ -1435,16 +1440,12 @@ def portable_i1e(x):
     return tl.where(small, r * x, tl.where(x < 0.0, r * -1.0, r) / tl.math.sqrt(a))
 
 
-# portable_i1: torch.special.i1 = exp(|x|) i1e(x), exp as in portable_i0 (finite up to |x| ~
-# 713.988); +-inf at +-inf (torch's CPU kernel: nan), -0.0 kept, nan at nan.
+# portable_i1: torch.special.i1 = exp(|x|) i1e(x) (finite up to |x| ~ 713.988); +-inf at +-inf (torch's
+# CPU kernel: nan), -0.0 kept, nan at nan.
 def portable_i1(x):
-    """I1(x) = exp(|x|) portable_i1e(x), the exponential as exp(|x|/2)^2 above 709 so that I1 overflows only past 713.98."""
+    """I1(x) = exp(|x|) portable_i1e(x) (portable_times_exp), so that I1 overflows only past 713.98."""
     a = tl.abs(x)
-    half = a > 709.0
-    e = tl.math.exp(tl.where(half, a * 0.5, a))
-    r = e * portable_i1e(x)
-    r = tl.where(half, r * e, r)
-    return tl.where(a == float("inf"), x, r)
+    return tl.where(a == float("inf"), x, portable_times_exp(portable_i1e(x), a))
 
 
 def portable_cbrt(x):
