@@ -362,19 +362,17 @@ def binary_cross_entropy_backward(grad_output, input, target, weight=None, reduc
         # ATen resizes it, on the CPU through a squeezed view that leaves the weight's product a mismatch
         raise c.Unsupported("tritonize's binary_cross_entropy_backward writes into a grad_input of the input's "
                             "shape")
-    epsilon = _in_dtype(BCE_EPSILON, input.dtype)
     mean = reduction == MEAN and input.numel() > 0
-    sixteen_bits = input.dtype in (torch.float16, torch.bfloat16)
-    if not mean or sixteen_bits:
-        result = c.run(binary_cross_entropy_backward_kernel, grad_output, input, target, weight, epsilon, 1, False,
-                       out=out)
-        # torch's 16-bit division by a number computes in float32: its own pass, as torch's div_ is
-        return ar.div_(result, input.numel()) if mean else result
-    if input.is_cuda:  # ATen's div_ by a CPU scalar: a product with the reciprocal (ar.div_ says why)
-        return c.run(binary_cross_entropy_backward_kernel, grad_output, input, target, weight, epsilon,
-                     ar.cuda_reciprocal(input, input.numel()), False, out=out)
-    return c.run(binary_cross_entropy_backward_kernel, grad_output, input, target, weight, epsilon,
-                 input.numel(), True, out=out)
+    # torch's 16-bit division by a number computes in float32: its own pass after the kernel, as torch's div_
+    # is; in float32 and float64 the kernel takes it, ATen's div_ by a CPU scalar: a product with the
+    # reciprocal on CUDA (ar.cuda_reciprocal says why), a division on the CPU
+    separate_mean = mean and input.dtype in (torch.float16, torch.bfloat16)
+    scale, divide = 1, False
+    if mean and not separate_mean:
+        scale, divide = (ar.cuda_reciprocal(input, input.numel()), False) if input.is_cuda else (input.numel(), True)
+    result = c.run(binary_cross_entropy_backward_kernel, grad_output, input, target, weight,
+                   _in_dtype(BCE_EPSILON, input.dtype), scale, divide, out=out)
+    return ar.div_(result, input.numel()) if separate_mean else result
 
 
 def prelu_backward(grad_output, input, weight):

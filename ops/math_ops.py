@@ -307,23 +307,30 @@ def log_ndtr_kernel(input):
 # -- torch-compatible functions ---------------------------------------------------------------
 
 
-def _unary(name, kernel, check=None, doc=None):
-    """`name(input, *, out=None)` and `name_(input)` for a one-argument kernel."""
+def _function(name, kernel, check=None, doc=None):
+    """`name(input, *, out=None)` for a one-argument kernel."""
 
     def op(input, *, out=None):
         if check is not None:
             check(input)
         return c.run(kernel, input, out=out)
 
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc or f"torch.{name} as a tritonize kernel."
+    return op
+
+
+def _unary(name, kernel, check=None, doc=None):
+    """`name(input, *, out=None)` and `name_(input)` for a one-argument kernel."""
+
     def op_(input):
         if check is not None:
             check(input)
         return c.run(kernel, input, inplace=input)
 
-    for fn, fn_name in ((op, name), (op_, name + "_")):
-        fn.__name__ = fn.__qualname__ = fn_name
-        fn.__doc__ = doc or f"torch.{fn_name} as a tritonize kernel."
-    return op, op_
+    op_.__name__ = op_.__qualname__ = name + "_"
+    op_.__doc__ = doc or f"torch.{name}_ as a tritonize kernel."
+    return _function(name, kernel, check, doc), op_
 
 
 def _not_bool(name):
@@ -385,64 +392,34 @@ def _round_kernel(input, decimals):
 sinc, sinc_ = _unary("sinc", sinc_kernel)
 
 
-def entr(input, *, out=None):
-    """torch.special.entr, -x log(x) (0 at 0, -inf below), as a tritonize kernel."""
-    return c.run(entr_kernel, input, out=out)
+entr = _function("entr", entr_kernel, doc="torch.special.entr, -x log(x) (0 at 0, -inf below), as a tritonize kernel.")
+ndtr = _function("ndtr", ndtr_kernel, doc="torch.special.ndtr, the standard normal CDF, as a tritonize kernel "
+                                          "(accurate in the lower tail, where torch's cancels).")
 
 
-def ndtr(input, *, out=None):
-    """torch.special.ndtr, the standard normal CDF, as a tritonize kernel (accurate in the lower tail,
-    where torch's cancels)."""
-    return c.run(ndtr_kernel, input, out=out)
-
-
-def _not_half(name, input):
+def _no_16_bit(name):
     """ATen's kernels of ndtri, log_ndtr, erfcx and spherical_bessel_j0 have float32 and float64 instances
     only (integers promote to float32): 16-bit tensors get its error, on either device."""
-    if isinstance(input, torch.Tensor) and input.dtype in (torch.float16, torch.bfloat16):
-        c.not_implemented(f"{name}_{input.device.type}", input.dtype)
+    def check(input):
+        if isinstance(input, torch.Tensor) and input.dtype in (torch.float16, torch.bfloat16):
+            c.not_implemented(f"{name}_{input.device.type}", input.dtype)
+    return check
 
 
-def ndtri(input, *, out=None):
-    """torch.special.ndtri, the inverse of the standard normal CDF, as a tritonize kernel."""
-    _not_half("ndtri", input)
-    return c.run(ndtri_kernel, input, out=out)
-
-
-def log_ndtr(input, *, out=None):
-    """torch.special.log_ndtr, the log of the standard normal CDF, as a tritonize kernel."""
-    _not_half("log_ndtr", input)
-    return c.run(log_ndtr_kernel, input, out=out)
-
-
-def spherical_bessel_j0(input, *, out=None):
-    """torch.special.spherical_bessel_j0, sin(x) / x (1 at 0, 0 at +-inf), as a tritonize kernel."""
-    _not_half("spherical_bessel_j0", input)
-    return c.run(spherical_bessel_j0_kernel, input, out=out)
-
-
-def erfcx(input, *, out=None):
-    """torch.special.erfcx, exp(x^2) erfc(x), as a tritonize kernel."""
-    _not_half("erfcx", input)
-    return c.run(erfcx_kernel, input, out=out)
-
-
+ndtri = _function("ndtri", ndtri_kernel, _no_16_bit("ndtri"),
+                  "torch.special.ndtri, the inverse of the standard normal CDF, as a tritonize kernel.")
+log_ndtr = _function("log_ndtr", log_ndtr_kernel, _no_16_bit("log_ndtr"),
+                     "torch.special.log_ndtr, the log of the standard normal CDF, as a tritonize kernel.")
+spherical_bessel_j0 = _function("spherical_bessel_j0", spherical_bessel_j0_kernel, _no_16_bit("spherical_bessel_j0"),
+                                "torch.special.spherical_bessel_j0, sin(x) / x (1 at 0, 0 at +-inf), as a tritonize "
+                                "kernel.")
+erfcx = _function("erfcx", erfcx_kernel, _no_16_bit("erfcx"),
+                  "torch.special.erfcx, exp(x^2) erfc(x), as a tritonize kernel.")
 i0, i0_ = _unary("i0", i0_kernel)
-
-
-def i0e(input, *, out=None):
-    """torch.special.i0e, exp(-|x|) I0(x), as a tritonize kernel."""
-    return c.run(i0e_kernel, input, out=out)
-
-
-def i1(input, *, out=None):
-    """torch.special.i1, the modified Bessel function of order 1, as a tritonize kernel."""
-    return c.run(i1_kernel, input, out=out)
-
-
-def i1e(input, *, out=None):
-    """torch.special.i1e, exp(-|x|) I1(x), as a tritonize kernel."""
-    return c.run(i1e_kernel, input, out=out)
+i0e = _function("i0e", i0e_kernel, doc="torch.special.i0e, exp(-|x|) I0(x), as a tritonize kernel.")
+i1 = _function("i1", i1_kernel, doc="torch.special.i1, the modified Bessel function of order 1, as a tritonize "
+                                    "kernel.")
+i1e = _function("i1e", i1e_kernel, doc="torch.special.i1e, exp(-|x|) I1(x), as a tritonize kernel.")
 
 
 def _polygamma_kernel(n):
