@@ -111,6 +111,9 @@ class LowerToTriton:
         self.env: dict[str, tuple[VType, torch.dtype]] = {}
         for param in spec.params:
             self.env[param.name] = (param.vtype, self.rep(param.vtype))
+        # the names whose values read device memory (a tensor the kernel loads, or a value computed
+        # from one); the rest are Python numbers, 0-d tensors passed by value, and what is made of them
+        self.read_from_device = {param.name for param in spec.params if param.is_pointer}
 
     # -- representation and casts -------------------------------------------------------------
 
@@ -130,17 +133,32 @@ class LowerToTriton:
             return name(self.casts[key])
         return result
 
-    def in_common_dtype(self, values, promoted: VType) -> list:
-        """Integer tensor values meeting in a 16-bit float dtype, rounded to it first: torch casts every
-        tensor operand to the common dtype before its opmath (int64 2049 + float16 0.5 is 2048 + 0.5, which
-        rounds to 2048, not 2050), through float32 as c10's conversions go. Python numbers stay exact,
-        as in torch's CUDA kernels."""
+    def in_common_dtype(self, nodes, values, promoted: VType) -> list:
+        """Tensor values meeting in a 16-bit float dtype that is not their own, rounded to it first:
+        torch casts every tensor operand to the common dtype before its opmath. An integer tensor
+        (int64 2049 + float16 0.5 is 2048 + 0.5, which rounds to 2048, not 2050) and a 0-d float tensor
+        of another dtype (x_bf16 * torch.tensor(0.3, device="cuda") multiplies by bfloat16's 0.30078125),
+        through float32 as c10's conversions go. Python numbers, 0-d tensors in CPU memory (passed by
+        value) and values made only of them stay exact, as torch's CUDA kernels read CPU scalars
+        straight into opmath."""
         if promoted.dtype not in (torch.float16, torch.bfloat16) or compute_dtype(promoted.dtype) != torch.float32:
             return values
         return [Lowered(self.round_to(self.cast(v, torch.float32), promoted.dtype), promoted, torch.float32)
-                if not v.is_literal and v.vtype is not None and not v.vtype.is_python
-                and not v.vtype.dtype.is_floating_point and v.vtype.dtype != torch.bool else v
-                for v in values]
+                if self.is_cast_to(node, v, promoted.dtype) else v for node, v in zip(nodes, values)]
+
+    def is_cast_to(self, node, value: Lowered, dtype: torch.dtype) -> bool:
+        """Does torch cast this operand to `dtype` before computing: a tensor value of another dtype
+        (bool tensors are exact in any dtype) that reads device memory?"""
+        if value.is_literal or value.vtype is None or value.vtype.is_python:
+            return False
+        if value.vtype.dtype in (dtype, torch.bool) or not self.reads_device_memory(node):
+            return False
+        return True
+
+    def reads_device_memory(self, node) -> bool:
+        """Is this expression computed from a tensor the kernel loads (not only from numbers and
+        0-d tensors passed by value)?"""
+        return any(isinstance(n, ast.Name) and n.id in self.read_from_device for n in ast.walk(node))
 
     def operands(self, values, dtype):
         bare = any(not v.is_literal for v in values)
@@ -191,6 +209,10 @@ class LowerToTriton:
                     value = Lowered(self.cast(value, dtype), value.vtype, dtype)
                 self.statements.append(ast.Assign(targets=[name(target, store=True)], value=value.node))
                 self.env[target] = (value.vtype, value.dtype)
+                if self.reads_device_memory(statement.value):
+                    self.read_from_device.add(target)
+                else:
+                    self.read_from_device.discard(target)
             else:
                 values = statement.value.elts if isinstance(statement.value, ast.Tuple) else [statement.value]
                 outputs = [self.lower(v) for v in values]
@@ -250,7 +272,8 @@ class LowerToTriton:
         return self.result(node, ast.UnaryOp(op=node.op, operand=value), dtype)
 
     def lower_BinOp(self, node):
-        left, right = self.in_common_dtype([self.lower(node.left), self.lower(node.right)], node.tz_operands)
+        left, right = self.in_common_dtype([node.left, node.right], [self.lower(node.left), self.lower(node.right)],
+                                           node.tz_operands)
         dtype = self.rep(node.tz_operands)
         op = node.op
         if isinstance(op, ast.Div):
@@ -517,8 +540,8 @@ class LowerToTriton:
         return expr("tl.where((b < 0) | (b >= w), tl.where(a < 0, -1, 0), a >> b).to(D)", a=a, b=b, w=width, D=D)
 
     def lower_Compare(self, node):
-        left, right = self.in_common_dtype([self.lower(node.left), self.lower(node.comparators[0])],
-                                           node.tz_operands)
+        operands = [node.left, node.comparators[0]]
+        left, right = self.in_common_dtype(operands, [self.lower(n) for n in operands], node.tz_operands)
         a, b = self.operands([left, right], self.rep(node.tz_operands))
         return self.result(node, ast.Compare(left=a, ops=node.ops, comparators=[b]))
 
@@ -543,7 +566,8 @@ class LowerToTriton:
 
     def lower_IfExp(self, node):
         test = self.truthy(self.lower(node.test))
-        body, orelse = self.in_common_dtype([self.lower(node.body), self.lower(node.orelse)], node.tz_operands)
+        body, orelse = self.in_common_dtype([node.body, node.orelse], [self.lower(node.body), self.lower(node.orelse)],
+                                            node.tz_operands)
         a, b = self.operands([body, orelse], self.rep(node.tz_operands))
         return self.result(node, expr("tl.where(c, a, b)", c=test, a=a, b=b))
 
@@ -553,7 +577,7 @@ class LowerToTriton:
             fname = math_name(node)
             dtype = self.rep(node.tz_operands)
             if MATH_TABLE[fname].kind != "ldexp":  # ldexp's exponent stays an integer
-                args = self.in_common_dtype(args, node.tz_operands)
+                args = self.in_common_dtype(node.args, args, node.tz_operands)
             if fname == "log" and len(args) == 2:
                 log_x = Lowered(self.math("log", args[:1], dtype), node.tz_operands, dtype)
                 log_base = Lowered(self.math("log", args[1:], dtype), node.tz_operands, dtype)
@@ -567,7 +591,7 @@ class LowerToTriton:
         builtin = node.func.id
         if builtin in ("min", "max"):
             dtype = self.rep(node.tz_operands)
-            args = self.in_common_dtype(args, node.tz_operands)
+            args = self.in_common_dtype(node.args, args, node.tz_operands)
             values = self.operands(args, dtype)
             function = "tl.minimum" if builtin == "min" else "tl.maximum"
             wins = "<" if builtin == "min" else ">"

@@ -1133,7 +1133,8 @@ def test_infer_types_refuses_what_torch_refuses():
 def lower_body(fn, device_type="cpu", **params) -> str:
     _, _, ctx = run_frontend(fn)
     tree = copy.deepcopy(ctx.tree)
-    spec = Specialization(params=tuple(ParamSpec(p, params[p]) for p in ctx.params), out_dtypes=(), rank=1,
+    spec = Specialization(params=tuple(params[p] if isinstance(params[p], ParamSpec) else ParamSpec(p, params[p])
+                                       for p in ctx.params), out_dtypes=(), rank=1,
                           index_dtype=torch.int32, device_type=device_type)
     InferTypes(ctx, spec).run(tree)
     body = LowerToTriton(ctx, spec, NameAllocator(ctx.names.taken)).run(tree)
@@ -1190,6 +1191,22 @@ def test_lower_to_triton_float_ops_cuda():
     source = lower_body(float_ops, "cuda", x=VType(torch.float32, TENSOR), y=VType(torch.float32, TENSOR))
     assert "libdevice.exp(x)" in source
     assert "libdevice.sqrt_rn(y)" in source  # rounded to nearest, not sqrtf's sqrt.approx
+
+
+def zero_dims(x, s, c):
+    t = s * 2.0
+    u = c * 2.0
+    return x * t + u
+
+
+def test_lower_to_triton_rounds_only_what_reads_device_memory():
+    """A 0-d float32 tensor the kernel loads (and t, computed from it) is rounded to float16 where it
+    meets the float16 tensor, as torch casts tensor operands; one passed by value (in CPU memory) and u,
+    made only of it, are not, as torch's CUDA kernels read CPU scalars in opmath."""
+    source = lower_body(zero_dims, "cuda", x=VType(torch.float16, TENSOR), s=VType(torch.float32, ZERO_DIM),
+                        c=ParamSpec("c", VType(torch.float32, ZERO_DIM), by_value=True))
+    assert re.search(r"t\.to\(tl\.float16\)\.to\(tl\.float32\)", source), source
+    assert "u.to(tl.float16)" not in source and "c.to(tl.float16)" not in source, source
 
 
 def test_lower_to_triton_half_computes_in_float32():

@@ -276,6 +276,41 @@ def test_integer_tensors_round_to_the_16_bit_dtype_they_meet(int_dtype, dtype, d
         _bitwise_equal(got, want)
 
 
+@pointwise
+def with_zero_dim(x, s):
+    return x * s + s, x < s, math.atan2(x, s * 3.0) - s, x * s
+
+
+@pytest.mark.parametrize("zero_dim_dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("in_cpu_memory", [False, True])
+def test_zero_dim_float_tensors_round_to_the_16_bit_dtype_they_meet_on_the_gpu(in_cpu_memory, zero_dim_dtype,
+                                                                                dtype, device):
+    """A 0-d float tensor in GPU memory meets a 16-bit tensor as the 16-bit dtype's value (torch casts every
+    tensor operand to the common dtype first: x_bf16 * torch.tensor(0.3, device="cuda") multiplies by
+    0.30078125); a 0-d tensor in CPU memory is read exactly, as torch's CUDA kernels read CPU scalars, and
+    as every 0-d tensor is read on the CPU. A value computed from the 0-d tensor (s * 3.0, in its own dtype)
+    is rounded where it meets the 16-bit tensor."""
+    generator = torch.Generator().manual_seed(5)
+    x = (torch.randn(2048, generator=generator) * 3).to(dtype).to(device)
+    s = torch.tensor(0.1001, dtype=zero_dim_dtype, device="cpu" if in_cpu_memory else device)
+    rounds = s.device.type != "cpu"
+
+    def as_met(value):  # the float32 opmath value the kernel computes with
+        value = value.to(torch.float32)
+        return value.to(dtype).float() if rounds else value
+
+    met, tripled = as_met(s.cpu()), as_met(s.cpu().double() * 3.0)
+    xf = x.cpu().float()
+    expected = ((xf * met + met).to(dtype), xf < met, (torch.atan2(xf, tripled) - met).to(dtype),
+                (xf * met).to(dtype))
+    got = with_zero_dim(x, s)
+    for got_one, want in zip(got, expected):
+        _bitwise_equal(got_one, want)
+    if rounds:  # the rounding is what gives eager's results: one product held to eager's own
+        _bitwise_equal(got[3], x * s)
+
+
 def test_no_opmath_rounds_every_half_operation(device):
     """promotion="no_opmath": each 16-bit operation rounds to its dtype, as torch's own 16-bit
     arithmetic (`x * x * x` on bfloat16 tensors) does, on both devices (the interpreter once read
