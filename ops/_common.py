@@ -182,16 +182,61 @@ def _overflow(dtype):
     raise RuntimeError(f"value cannot be converted to type {C_NAMES[dtype]} without overflow")
 
 
-def widened(*values, dtype=None):
-    """The arguments, with tensors converted to float64 where the result is float64 and they
-    are not: the kernels promote operation by operation, so log(int8) would be computed in
-    float32 before it meets a float64 operand; ATen converts every input first. `dtype`: their
-    result dtype, where the caller has it already (a lookup less per call)."""
-    if (result_dtype(*values) if dtype is None else dtype) != torch.float64:
+def as_scalar_t(*values):
+    """The arguments as ATen's kernels whose functors take scalar_t (remainder, fmod, pow, atan2,
+    hypot, xlogy, the comparisons, the dividend of div) read them where the result is 16-bit: a
+    Python number or a 0-d tensor in CPU memory (gpu_kernel_with_scalars's CPU scalar) as the float16
+    or bfloat16 value, where the arithmetic kernels (add, mul, a divisor) read it exactly in float32,
+    as tritonize's kernels do. torch.remainder(x_f16, 0.1001) is x % 0.10009765625 on either device."""
+    # the commonest calls first: tensors with dims only, no conversion to look for
+    if all(isinstance(v, torch.Tensor) and v.dim() for v in values):
+        return values
+    dtype = result_dtype(*values)
+    if dtype not in (torch.float16, torch.bfloat16):
+        return values
+    return tuple(_as_scalar_t(dtype, v) for v in values)
+
+
+def _as_scalar_t(dtype, value):
+    if isinstance(value, torch.Tensor):
+        if value.dim() or value.device.type != "cpu" or value.dtype in (dtype, torch.bool):
+            return value
+        return value.to(dtype)  # still a 0-d CPU tensor, which promotes as the original did
+    if type(value) not in (int, float) or not value or not math.isfinite(value):
+        return value  # bools, zeros (of either sign), infinities and NaN are exact
+    found = _SCALAR_T.get((dtype, value))
+    if found is None:
+        # c10 converts a double to float16 or bfloat16 through float32
+        found = torch.tensor(float(value), dtype=torch.float32).to(dtype).item()
+        if type(value) is int and math.isfinite(found):
+            found = int(found)  # an integer stays one (pow's kernels look for integer exponents)
+        if len(_SCALAR_T) >= 1024:
+            _SCALAR_T.clear()
+        _SCALAR_T[(dtype, value)] = found
+    return found
+
+
+_SCALAR_T: dict = {}  # as_scalar_t's: (16-bit dtype, a number) -> its 16-bit value, as a Python number
+
+
+def in_result_dtype(*values, dtype=None):
+    """The arguments, with tensors converted to the result dtype where ATen converts every input to
+    it first and the kernels, which promote operation by operation, would compute with other values:
+    log(int8) would be computed in float32 before it meets a float64 operand, and log of an integer
+    or of a 0-d float32 tensor in float32 before it meets a bfloat16 one (ATen rounds them to bfloat16
+    first). `dtype`: their result dtype, where the caller has it already (a lookup less per call)."""
+    dtype = result_dtype(*values) if dtype is None else dtype
+    if dtype is torch.float64:
+        converts = [isinstance(v, torch.Tensor) and v.dtype is not dtype for v in values]
+    elif dtype is torch.float16 or dtype is torch.bfloat16:  # bools are exact in any dtype
+        converts = [isinstance(v, torch.Tensor) and v.dtype is not dtype and v.dtype is not torch.bool
+                    for v in values]
+    else:
+        return values
+    if not any(converts):
         return values
     from tritonize.ops.arithmetic import to_copy  # the cast kernels live with copy_
-    return tuple(to_copy(v, dtype=torch.float64) if isinstance(v, torch.Tensor) and v.dtype != torch.float64
-                 else v for v in values)
+    return tuple(to_copy(v, dtype=dtype) if convert else v for v, convert in zip(values, converts))
 
 
 def broadcast_shape(*values) -> tuple:

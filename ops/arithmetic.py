@@ -561,6 +561,10 @@ def div(input, other, *, rounding_mode=None, out=None):
         inverse = cuda_reciprocal(input, other)
         if inverse is not None:
             return c.run(mul_kernel, input, inverse, out=out)
+    if not isinstance(input, torch.Tensor) or not input.dim():
+        # a number or 0-d CPU tensor divided: ATen's kernels take the dividend as scalar_t (a divisor
+        # is read exactly, or as its reciprocal)
+        input = c.as_scalar_t(input, other)[0]
     return c.run(_div_kernel(input, other, rounding_mode), input, other, out=out)
 
 
@@ -584,7 +588,7 @@ def true_divide_(input, other):
 
 
 def floor_divide(input, other, *, out=None):
-    return c.run(_div_kernel(input, other, "floor"), input, other, out=out)
+    return div(input, other, rounding_mode="floor", out=out)
 
 
 def floor_divide_(input, other):
@@ -593,12 +597,12 @@ def floor_divide_(input, other):
 
 def remainder(input, other, *, out=None):
     c.require_not_bool("remainder", c.result_dtype(input, other))
-    return c.run(remainder_kernel, input, other, out=out)
+    return c.run(remainder_kernel, *c.as_scalar_t(input, other), out=out)
 
 
 def remainder_(input, other):
     c.require_not_bool("remainder", c.result_dtype(input, other))
-    return c.run(remainder_kernel, input, other, inplace=input)
+    return c.run(remainder_kernel, *c.as_scalar_t(input, other), inplace=input)
 
 
 def _fmod_kernel(input, other):
@@ -608,11 +612,11 @@ def _fmod_kernel(input, other):
 
 
 def fmod(input, other, *, out=None):
-    return c.run(_fmod_kernel(input, other), input, other, out=out)
+    return c.run(_fmod_kernel(input, other), *c.as_scalar_t(input, other), out=out)
 
 
 def fmod_(input, other):
-    return c.run(_fmod_kernel(input, other), input, other, inplace=input)
+    return c.run(_fmod_kernel(input, other), *c.as_scalar_t(input, other), inplace=input)
 
 
 def _pow_kernel(input, exponent):
@@ -654,10 +658,12 @@ def _of_base_kernels() -> dict:
 
 
 def pow(input, exponent, *, out=None):
+    input, exponent = c.as_scalar_t(input, exponent)
     return c.run(_pow_kernel(input, exponent), input, exponent, out=out)
 
 
 def pow_(input, exponent):
+    input, exponent = c.as_scalar_t(input, exponent)
     return c.run(_pow_kernel(input, exponent), input, exponent, inplace=input)
 
 
@@ -750,7 +756,7 @@ def _addc_operands(name, input, tensor1, tensor2, value) -> tuple:
     # the value as ATen holds it: in the dtype for integers, in the compute dtype for floats
     value = c.opmath_number(dtype, value) if dtype.is_floating_point else c.scalar_for(dtype, value)
     if dtype is torch.float64:
-        return dtype, (*c.widened(input, tensor1, tensor2, dtype=dtype), value)
+        return dtype, (*c.in_result_dtype(input, tensor1, tensor2, dtype=dtype), value)
     return dtype, (input, tensor1, tensor2, value)
 
 
@@ -891,20 +897,20 @@ def copysign_(input, other):
 
 def hypot(input, other, *, out=None):
     c.require_floating("hypot", c.result_dtype(input, other))
-    return c.run(hypot_kernel, input, other, out=out)
+    return c.run(hypot_kernel, *c.as_scalar_t(input, other), out=out)
 
 
 def hypot_(input, other):
     c.require_floating("hypot", c.result_dtype(input, other))
-    return c.run(hypot_kernel, input, other, inplace=input)
+    return c.run(hypot_kernel, *c.as_scalar_t(input, other), inplace=input)
 
 
 def atan2(input, other, *, out=None):
-    return c.run(atan2_kernel, input, other, out=out)
+    return c.run(atan2_kernel, *c.as_scalar_t(input, other), out=out)
 
 
 def atan2_(input, other):
-    return c.run(atan2_kernel, input, other, inplace=input)
+    return c.run(atan2_kernel, *c.as_scalar_t(input, other), inplace=input)
 
 
 arctan2, arctan2_ = atan2, atan2_
@@ -921,16 +927,16 @@ def logaddexp2(input, other, *, out=None):
 
 
 def xlogy(input, other, *, out=None):
-    return c.run(xlogy_kernel, *c.widened(input, other), out=out)
+    return c.run(xlogy_kernel, *c.in_result_dtype(*c.as_scalar_t(input, other)), out=out)
 
 
 def xlogy_(input, other):
-    return c.run(xlogy_kernel, *c.widened(input, other), inplace=input)
+    return c.run(xlogy_kernel, *c.in_result_dtype(*c.as_scalar_t(input, other)), inplace=input)
 
 
 def xlog1py(input, other, *, out=None):
     """torch.special.xlog1py: input * log1p(other), 0 where input is 0 (nan where other is)."""
-    return c.run(xlog1py_kernel, *c.widened(input, other), out=out)
+    return c.run(xlog1py_kernel, *c.in_result_dtype(*c.as_scalar_t(input, other)), out=out)
 
 
 def _heaviside_check(input, values):

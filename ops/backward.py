@@ -209,15 +209,15 @@ def gelu_backward(grad_output, input, *, approximate="none", out=None):
         raise RuntimeError("approximate argument must be either none or tanh.")
     _floating("GeluBackwardKernelImpl", grad_output, input)
     if approximate == "none":
-        return c.run(gelu_backward_kernel, *c.widened(grad_output, input), out=out)
+        return c.run(gelu_backward_kernel, *c.in_result_dtype(grad_output, input), out=out)
     dtype = c.result_dtype(grad_output, input)
     kappa_times_3 = c.opmath_number(dtype, 3.0 * c.opmath_number(dtype, GELU_KAPPA))
-    return c.run(gelu_tanh_backward_kernel, *c.widened(grad_output, input), kappa_times_3, out=out)
+    return c.run(gelu_tanh_backward_kernel, *c.in_result_dtype(grad_output, input), kappa_times_3, out=out)
 
 
 def silu_backward(grad_output, input, *, out=None):
     _floating("silu_backward", grad_output, input)
-    return c.run(silu_backward_kernel, *c.widened(grad_output, input), out=out)
+    return c.run(silu_backward_kernel, *c.in_result_dtype(grad_output, input), out=out)
 
 
 def _rounded_steps(grad_output, output, devices) -> bool:
@@ -231,14 +231,14 @@ def sigmoid_backward(grad_output, output, *, out=None):
     _floating("sigmoid_backward", grad_output, output)
     rounded = _rounded_steps(grad_output, output, {torch.float16: ("cpu", "cuda"), torch.bfloat16: ("cuda",)})
     kernel = sigmoid_backward_rounded_kernel if rounded else sigmoid_backward_kernel
-    return c.run(kernel, *c.widened(grad_output, output), out=out)
+    return c.run(kernel, *c.in_result_dtype(grad_output, output), out=out)
 
 
 def tanh_backward(grad_output, output, *, out=None):
     _floating("tanh_backward", grad_output, output)
     rounded = _rounded_steps(grad_output, output, {torch.float16: ("cuda",), torch.bfloat16: ("cuda",)})
     kernel = tanh_backward_rounded_kernel if rounded else tanh_backward_kernel
-    return c.run(kernel, *c.widened(grad_output, output), out=out)
+    return c.run(kernel, *c.in_result_dtype(grad_output, output), out=out)
 
 
 def threshold_backward(grad_output, input, threshold, *, out=None):
@@ -246,7 +246,7 @@ def threshold_backward(grad_output, input, threshold, *, out=None):
     c.require_not_bool("threshold", dtype)
     if not dtype.is_floating_point:
         threshold = c.scalar_for(dtype, threshold)
-    return c.run(threshold_backward_kernel, *c.widened(grad_output, input), threshold, out=out)
+    return c.run(threshold_backward_kernel, *c.in_result_dtype(grad_output, input), threshold, out=out)
 
 
 def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, out=None):
@@ -260,23 +260,23 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
     # 1.5 * 1.2 is 1.8000001, where the product in float64 rounds to 1.7999999
     dtype = c.result_dtype(grad_output, self_or_result)
     alpha, scale, input_scale = (c.opmath_number(dtype, x) for x in (alpha, scale, input_scale))
-    return c.run(kernel, *c.widened(grad_output, self_or_result), c.opmath_number(dtype, alpha * scale), scale,
+    return c.run(kernel, *c.in_result_dtype(grad_output, self_or_result), c.opmath_number(dtype, alpha * scale), scale,
                  input_scale, out=out)
 
 
 def hardtanh_backward(grad_output, input, min_val, max_val, *, out=None):
     _floating("hardtanh_backward", grad_output, input)
-    return c.run(hardtanh_backward_kernel, *c.widened(grad_output, input), min_val, max_val, out=out)
+    return c.run(hardtanh_backward_kernel, *c.in_result_dtype(grad_output, input), min_val, max_val, out=out)
 
 
 def hardsigmoid_backward(grad_output, input, *, out=None):
     _floating("hardsigmoid_backward", grad_output, input)
-    return c.run(hardsigmoid_backward_kernel, *c.widened(grad_output, input), out=out)
+    return c.run(hardsigmoid_backward_kernel, *c.in_result_dtype(grad_output, input), out=out)
 
 
 def hardswish_backward(grad_output, input, *, out=None):
     _floating("hardswish_backward", grad_output, input)
-    return c.run(hardswish_backward_kernel, *c.widened(grad_output, input), out=out)
+    return c.run(hardswish_backward_kernel, *c.in_result_dtype(grad_output, input), out=out)
 
 
 def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, out=None):
@@ -287,7 +287,7 @@ def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, o
                            "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
                            "backward calculation with negative slope")
     _floating("leaky_relu_backward", grad_output, input)
-    return c.run(leaky_relu_backward_kernel, *c.widened(grad_output, input), negative_slope, out=out)
+    return c.run(leaky_relu_backward_kernel, *c.in_result_dtype(grad_output, input), negative_slope, out=out)
 
 
 MEAN = 1  # at::Reduction::Mean (0 is none, 2 is sum)
@@ -383,11 +383,11 @@ def prelu_backward(grad_output, input, weight):
 
 def softplus_backward(grad_output, input, beta, threshold, *, out=None):
     _floating("softplus_backward", grad_output, input)
-    return c.run(softplus_backward_kernel, *c.widened(grad_output, input), beta, threshold, out=out)
+    return c.run(softplus_backward_kernel, *c.in_result_dtype(grad_output, input), beta, threshold, out=out)
 
 
 def logit_backward(grad_output, input, eps=None, *, out=None):
     _floating("logit_backward", grad_output, input)
     if eps is None or eps < 0:
-        return c.run(logit_backward_kernel, *c.widened(grad_output, input), out=out)
-    return c.run(logit_backward_eps_kernel, *c.widened(grad_output, input), float(eps), 1.0 - float(eps), out=out)
+        return c.run(logit_backward_kernel, *c.in_result_dtype(grad_output, input), out=out)
+    return c.run(logit_backward_eps_kernel, *c.in_result_dtype(grad_output, input), float(eps), 1.0 - float(eps), out=out)

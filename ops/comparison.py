@@ -118,10 +118,10 @@ def _binary(name, kernel, doc=None):
     """`name(input, other, *, out=None)` and `name_(input, other)` for a two-argument kernel."""
 
     def op(input, other, *, out=None):
-        return c.run(kernel, input, other, out=out)
+        return c.run(kernel, *c.as_scalar_t(input, other), out=out)
 
     def op_(input, other):
-        return c.run(kernel, input, other, inplace=input)
+        return c.run(kernel, *c.as_scalar_t(input, other), inplace=input)
 
     for fn, fn_name in ((op, name), (op_, name + "_")):
         fn.__name__ = fn.__qualname__ = fn_name

@@ -270,13 +270,12 @@ def test_erf_and_gelu_give_cudas_results_on_every_16_bit_value(dtype, device):
 def test_division_by_a_number_is_torchs_on_either_device(dtype, device):
     """By a number or a 0-d CPU tensor torch's CUDA kernel multiplies by the reciprocal (in opmath; a
     quotient 1 ulp off on ~10-20% of float32 elements), its CPU kernel divides: bit for bit either way,
-    in place and into out= too; by a 0-d tensor on the tensor's own device, both divide."""
+    in place and into out= too; by a 0-d tensor on the tensor's own device, both divide (by its 16-bit
+    value where the tensor is 16-bit)."""
     generator = torch.Generator().manual_seed(21)
     a = (torch.randn(8192, generator=generator) * 100).to(dtype).to(device)
     divisors = [3.0, 0.7, 1e-3, 7, 49, True, -0.0, math.inf, 1e-45, torch.tensor(0.3, dtype=torch.float64),
-                torch.tensor(3, dtype=torch.int64)]
-    if dtype not in (torch.float16, torch.bfloat16):  # torch rounds such a 0-d tensor to 16 bits first
-        divisors.append(torch.tensor(0.3, dtype=torch.float32, device=device))
+                torch.tensor(3, dtype=torch.int64), torch.tensor(0.3, dtype=torch.float32, device=device)]
     for b in divisors:
         expected = torch.div(a, b)
         _bitwise_equal(ops.div(a, b), expected)
@@ -295,3 +294,73 @@ def test_lerp_weights_reach_the_kernel_as_torchs_do(dtype, device):
     for weight in (0.3, 0.8, torch.tensor(0.8, dtype=torch.float64), torch.tensor(0.7001, dtype=torch.float64),
                    torch.tensor(0.3, dtype=torch.float64, device=device)):
         _bitwise_equal(ops.lerp(a, b, weight), torch.lerp(a, b, weight))
+
+
+SCALAR_T_OPS = {
+    "remainder": (ops.remainder, torch.remainder), "fmod": (ops.fmod, torch.fmod), "pow": (ops.pow, torch.pow),
+    "atan2": (ops.atan2, torch.atan2), "hypot": (ops.hypot, torch.hypot), "lt": (ops.lt, torch.lt),
+    "ge": (ops.ge, torch.ge), "eq": (ops.eq, torch.eq), "ne": (ops.ne, torch.ne),
+    "dividend": (lambda x, s: ops.div(s, x), lambda x, s: torch.div(s, x)),
+    "floor_dividend": (lambda x, s: ops.floor_divide(s, x), lambda x, s: torch.floor_divide(s, x)),
+}
+ARITHMETIC_OPS = {"add": (ops.add, torch.add), "mul": (ops.mul, torch.mul), "rsub": (ops.rsub, torch.rsub)}
+CPU_SCALARS = {"float": 0.1001, "int": 2049, "0-d float32": torch.tensor(0.1001),
+               "0-d float64": torch.tensor(0.1001, dtype=torch.float64), "0-d int64": torch.tensor(2049)}
+
+
+def _near_scalars(dtype, device):
+    """Values on both sides of, and at, the 16-bit values of 0.1001 and 2049 (2048 in both dtypes)."""
+    steps = torch.linspace(-0.002, 0.002, 201)
+    values = torch.cat([torch.linspace(-4, 4, 801), 0.10009765625 + steps, 0.10009765625 - steps,
+                        torch.tensor([0.1001, 0.10009765625, 2040.0, 2048.0, 2049.0, 2056.0, 2064.0])])
+    return values.to(dtype).to(device)
+
+
+@pytest.mark.parametrize("scalar", list(CPU_SCALARS), ids=str)
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=lambda d: str(d)[6:])
+@pytest.mark.parametrize("name", list(SCALAR_T_OPS) + list(ARITHMETIC_OPS))
+def test_cpu_scalars_meet_16_bit_tensors_as_torchs_kernels_read_them(name, dtype, scalar, device):
+    """A Python number or a 0-d CPU tensor (a CPU scalar to torch's CUDA kernels) meeting a 16-bit tensor:
+    remainder, fmod, pow, atan2, hypot, the comparisons and a dividend read it as the 16-bit value (their
+    functors take scalar_t), torch.remainder(x, 0.1001) is x % 0.10009765625 on either device; add, mul and
+    rsub read it exactly, in float32 (opmath), as torch's CUDA kernels do. Held to torch with the scalar
+    given as a 0-d tensor of the 16-bit dtype, and to the float32 computation with the scalar exact."""
+    s = CPU_SCALARS[scalar]
+    value = s.item() if isinstance(s, torch.Tensor) else s
+    x = _near_scalars(dtype, device)
+    if name in ("pow",):
+        x = x.abs() + 0.25
+    ours, theirs = (SCALAR_T_OPS | ARITHMETIC_OPS)[name]
+    if name in ("atan2", "hypot") and not isinstance(s, torch.Tensor):
+        s = torch.tensor(s)  # torch takes these with tensors only
+    if name in SCALAR_T_OPS:
+        as_16_bit = torch.tensor(float(value), dtype=torch.float32).to(dtype)  # c10's conversion: via float32
+        expected = theirs(x, as_16_bit)
+        if name == "floor_dividend" and x.device.type == "cpu":
+            # torch's CPU kernel rounds each step of c10's formula to 16 bits for two 16-bit operands;
+            # tritonize takes CUDA's float32 steps on either device (README, Known limits)
+            expected = theirs(x.float(), as_16_bit.float()).to(dtype)
+    else:
+        expected = theirs(x.float(), torch.tensor(float(value), dtype=torch.float32)).to(dtype)
+    _bitwise_equal(ours(x, s), expected)
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=lambda d: str(d)[6:])
+@pytest.mark.parametrize("name", ["xlogy", "xlog1py"])
+def test_xlogy_converts_its_inputs_to_the_16_bit_result_dtype_first(name, dtype, device):
+    """ATen converts every input to the result dtype before xlogy's log: a 0-d float32 tensor, an integer
+    tensor or a number meeting a 16-bit one enters the log as its 16-bit value (the kernel alone would take
+    the log of the float32 or integer value, then meet). Ours equals ours on the converted inputs, and on
+    CUDA torch's own results."""
+    generator = torch.Generator().manual_seed(8)
+    x = (torch.randn(2048, generator=generator) * 3).to(dtype).to(device)
+    ours, theirs = {"xlogy": (ops.xlogy, torch.xlogy), "xlog1py": (ops.xlog1py, torch.special.xlog1py)}[name]
+    others = [torch.tensor(0.1001, device=device), torch.tensor(2049, device=device), 0.1001, 2049,
+              torch.randint(1, 3000, (2048,), generator=generator).to(device)]
+    for other in others:
+        converted = (other.to(dtype) if isinstance(other, torch.Tensor)
+                     else torch.tensor(float(other)).to(dtype).to(device))
+        got = ours(x, other)
+        _bitwise_equal(got, ours(x, converted))
+        if device == "cuda":
+            _bitwise_equal(got, theirs(x, other))
