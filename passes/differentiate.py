@@ -50,6 +50,11 @@ UNARY_DERIVATIVES = {
     "i0e": "math.i1e(x) - (1.0 if x > 0 else (-1.0 if x < 0 else 0.0)) * y",
     "i1": "(0.5 if x == 0 else math.i0(x) - y / x)",
     "i1e": "(0.5 if x == 0 else math.i0e(x) - y * ((1.0 if x > 0 else (-1.0 if x < 0 else 0.0)) + 1.0 / x))",
+    # J0' = -J1, J1' = J0 - J1/x (1/2 at 0), Y0' = -Y1, Y1' = Y0 - Y1/x (torch has no gradient of these)
+    "bessel_j0": "-math.bessel_j1(x)",
+    "bessel_j1": "(0.5 if x == 0 else math.bessel_j0(x) - y / x)",
+    "bessel_y0": "-math.bessel_y1(x)",
+    "bessel_y1": "math.bessel_y0(x) - y / x",
     "fabs": "(1.0 if x > 0 else (-1.0 if x < 0 else 0.0))",
     "lgamma": "math.digamma(x)",
     "digamma": "math.trigamma(x)",  # trigamma's own derivative (polygamma(2, x)) is missing

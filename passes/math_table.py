@@ -92,6 +92,16 @@ MATH_TABLE: dict[str, MathFn] = {
     "i1": _f(1, "libdevice.cyl_bessel_i1(a)", "portable_i1(a)"),
     "i0e": _f(1, "portable_i0e(a)", "portable_i0e(a)", float32="f32_i0e(a)"),
     "i1e": _f(1, "portable_i1e(a)", "portable_i1e(a)", float32="f32_i1e(a)"),
+    # torch.special's Bessel functions of the first and second kinds: Cephes' rationals in float64 on CUDA too
+    # (libdevice's j0, j1, y0 and y1: 5e-12 absolute from |x| = 8, the CUDA guide says). No float32 column:
+    # float32 work computes in float64 and rounds once, within half a float32 ulp and a few float64 ones, where
+    # torch's float32 Cephes is up to ~20 float32 eps of the amplitude off below 100 and loses the phase above
+    # (x - pi/4 rounded to float32: 2.4e-4 of the amplitude at 1e4, 2.7e-2 at 1e6); a float32 composite would
+    # need a phase reduction of its own. (torch has no 16-bit kernels of these.)
+    "bessel_j0": _f(1, "portable_bessel_j0(a)", "portable_bessel_j0(a)"),
+    "bessel_j1": _f(1, "portable_bessel_j1(a)", "portable_bessel_j1(a)"),
+    "bessel_y0": _f(1, "portable_bessel_y0(a)", "portable_bessel_y0(a)"),
+    "bessel_y1": _f(1, "portable_bessel_y1(a)", "portable_bessel_y1(a)"),
     # CUDA's rsqrtf, which torch.rsqrt calls (within 2 ulp); the portable column divides in float64
     "rsqrt": _f(1, "libdevice.rsqrt(a)", "1.0 / tl.sqrt(a)"),
     # also the derivative of lgamma; libdevice has none, so CUDA runs the portable composite too

@@ -1448,6 +1448,138 @@ def portable_i1(x):
     return tl.where(a == float("inf"), x, portable_times_exp(portable_i1e(x), a))
 
 
+# The Bessel functions of the first and second kinds, orders 0 and 1: Cephes' rationals (j0.c, j1.c), as
+# ATen's bessel_j0_forward ... bessel_y1_forward, but with p1evl's implicit leading 1 of RQ, QQ and YQ,
+# which ATen's loops drop (from rq = 0, not 1): that costs torch up to 1e-6 relative between 5 and 25
+# (2.8e-8 below), where these are within a few ulp. Above 5 the phase x - pi/4 (x - 3pi/4) is not rounded
+# first, as ATen's is (its results lose ulp(x)/2 of phase: 7e-9 relative at 1e8, all of it by 1e16): the
+# sines and cosines of x - pi/4 are (sin x -+ cos x)/sqrt 2, (cos x + sin x)/sqrt 2, of x's own sine and
+# cosine. Each function divides twice: 5/x and one quotient for both branches.
+def portable_bessel_small0(z):
+    """J0 on |x| <= 5 as (numerator, denominator) in z = x^2: Cephes' (z - DR1)(z - DR2) RP(z) over RQ(z) with p1evl's leading 1."""
+    rp = ((-4794432209.782018 * z + 1956174919465.5657) * z - 249248344360967.72) * z + 9708622510473064.0
+    rq = (((z + 499.563147152651) * z + 173785.4016763747) * z + 48440965.83399621) * z + 11185553704.535683
+    rq = ((rq * z + 2112775201154.892) * z + 310518229857422.56) * z + 3.1812195594320496e+16
+    rq = rq * z + 1.7108629408104315e+18
+    return (z - 5.783185962946784) * (z - 30.471262343662087) * rp, rq
+
+
+def portable_bessel_small1(z):
+    """J1(x) / x on |x| <= 5 as (numerator, denominator) in z = x^2: Cephes' (z - Z1)(z - Z2) RP(z) over RQ(z) with p1evl's leading 1."""
+    rp = ((-899971225.7055594 * z + 452228297998.19403) * z - 72749424522181.83) * z + 3682957328638529.0
+    rq = (((z + 620.8364781180543) * z + 256987.25675774884) * z + 83514679.14319493) * z + 22151159547.97925
+    rq = ((rq * z + 4749141220799.914) * z + 784369607876235.9) * z + 8.952223361846274e+16
+    rq = rq * z + 5.322786203326801e+18
+    return (z - 14.681970642123893) * (z - 49.2184563216946) * rp, rq
+
+
+def portable_bessel_hankel0(a):
+    """Order 0 above 5: (P d, w Q d, d) for Cephes' P = PP/PQ and w Q = (5/a) QP/QQ in t = (5/a)^2 over one denominator d = PQ QQ."""
+    w = 5.0 / a
+    t = w * w
+    pp = ((0.0007969367292973471 * t + 0.08283523921074408) * t + 1.239533716464143) * t + 5.447250030587687
+    pp = ((pp * t + 8.74716500199817) * t + 5.303240382353949) * t + 1.0
+    pq = ((0.0009244088105588637 * t + 0.08562884743544745) * t + 1.2535274390105895) * t + 5.470977403304171
+    pq = ((pq * t + 8.761908832370695) * t + 5.306052882353947) * t + 1.0
+    qp = ((-0.011366383889846916 * t - 1.2825271867050931) * t - 19.553954425773597) * t - 93.20601521237683
+    qp = (((qp * t - 177.68116798048806) * t - 147.07750515495118) * t - 51.41053267665993) * t - 6.050143506007285
+    qq = (((t + 64.3178256118178) * t + 856.4300259769806) * t + 3882.4018360540163) * t + 7240.467741956525
+    qq = ((qq * t + 5930.727011873169) * t + 2062.0933166032783) * t + 242.0057402402914
+    return pp * qq, w * qp * pq, pq * qq
+
+
+def portable_bessel_hankel1(a):
+    """Order 1 above 5: (P d, w Q d, d) for Cephes' P = PP/PQ and w Q = (5/a) QP/QQ in t = (5/a)^2 over one denominator d = PQ QQ."""
+    w = 5.0 / a
+    t = w * w
+    pp = ((0.0007621256162081731 * t + 0.07313970569409176) * t + 1.1271960812968493) * t + 5.112079511468076
+    pp = ((pp * t + 8.424045901417724) * t + 5.214515986823615) * t + 1.0
+    pq = ((0.0005713231280725487 * t + 0.06884559087544954) * t + 1.105142326340617) * t + 5.073863861286015
+    pq = ((pq * t + 8.399855543276042) * t + 5.209828486823619) * t + 1.0
+    qp = ((0.05108625947501766 * t + 4.982138729512334) * t + 75.82382841325453) * t + 366.7796093601508
+    qp = (((qp * t + 710.8563049989261) * t + 597.4896124006136) * t + 211.68875710057213) * t + 25.207020585802372
+    qq = (((t + 74.23732770356752) * t + 1056.4488603826283) * t + 4986.410583376536) * t + 9562.318924047562
+    qq = ((qq * t + 7997.041604473507) * t + 2826.1927851763908) * t + 336.0936078106983
+    return pp * qq, w * qp * pq, pq * qq
+
+
+# portable_bessel_j0: torch.special.bessel_j0; even, 1 at +-0 (1 - x^2/4 below 1e-5, as ATen's), nan at nan,
+# 0.0 at +-inf (torch: nan, the cosine of inf).
+def portable_bessel_j0(x):
+    """J0: portable_bessel_small0 to |x| = 5, above (P (cos a + sin a) - w Q (sin a - cos a)) / sqrt(pi a) (portable_bessel_hankel0), a = |x|."""
+    a = tl.abs(x)
+    z = a * a
+    num, den = portable_bessel_small0(z)
+    p, q, d = portable_bessel_hankel0(a)
+    s = tl.math.sin(a)
+    c = tl.math.cos(a)
+    small = a <= 5.0
+    r = tl.where(small, num, p * (c + s) - q * (s - c)) / tl.where(small, den, d * tl.math.sqrt(a) * 1.7724538509055159)
+    r = tl.where(a < 1e-05, 1.0 - z * 0.25, r)
+    return tl.where(a == float("inf"), 0.0, r)
+
+
+# portable_bessel_j1: torch.special.bessel_j1; odd (x times the series to 5, which keeps -0.0 and rounds ~x/2
+# once for subnormal x, where ATen's x RP / RQ underflows first), +-0.0 at +-inf (torch: nan), nan at nan.
+def portable_bessel_j1(x):
+    """J1: x times portable_bessel_small1 to |x| = 5, above (P (sin a - cos a) + w Q (sin a + cos a)) / sqrt(pi a) (portable_bessel_hankel1), a = |x|, x's sign."""
+    a = tl.abs(x)
+    num, den = portable_bessel_small1(a * a)
+    p, q, d = portable_bessel_hankel1(a)
+    s = tl.math.sin(a)
+    c = tl.math.cos(a)
+    big = p * (s - c) + q * (s + c)
+    small = a <= 5.0
+    r = tl.where(small, x * num, tl.where(x < 0.0, big * -1.0, big))
+    r = r / tl.where(small, den, d * tl.math.sqrt(a) * 1.7724538509055159)
+    zero = tl.where(x < 0.0, -0.0, tl.full(x.shape, 0.0, tl.float64))
+    return tl.where(a == float("inf"), zero, r)
+
+
+# portable_bessel_y0: torch.special.bessel_y0; -inf at +-0, nan below 0 and at nan, 0.0 at +inf (torch: nan).
+def portable_bessel_y0(x):
+    """Y0: Cephes' YP(z) / YQ(z) + (2/pi) ln(x) J0(x) to 5 over one denominator (J0 from portable_bessel_small0), above (P (sin x - cos x) + w Q (cos x + sin x)) / sqrt(pi x) (portable_bessel_hankel0)."""
+    z = x * x
+    num, den = portable_bessel_small0(z)
+    yp = ((15592.436785523574 * z - 14663929.59039716) * z + 5435264770.518765) * z - 982136065717.9115
+    yp = ((yp * z + 87590639439536.7) * z - 3466283033847297.0) * z + 4.4273326857256984e+16
+    yp = yp * z - 1.8495080043698668e+16
+    yq = (((z + 1041.2835366425984) * z + 626107.330137135) * z + 268919633.39381415) * z + 86400248710.3935
+    yq = ((yq * z + 20297961275010.555) * z + 3171577528429750.5) * z + 2.5059625617265306e+17
+    p, q, d = portable_bessel_hankel0(x)
+    s = tl.math.sin(x)
+    c = tl.math.cos(x)
+    small = x <= 5.0
+    r = tl.where(small, yp * den + 0.6366197723675814 * tl.math.log(x) * num * yq, p * (s - c) + q * (c + s))
+    r = r / tl.where(small, yq * den, d * tl.math.sqrt(x) * 1.7724538509055159)
+    r = tl.where(x == float("inf"), 0.0, r)
+    r = tl.where(x < 0.0, float("nan"), r)
+    return tl.where(x == 0.0, float("-inf"), r)
+
+
+# portable_bessel_y1: torch.special.bessel_y1; -inf at +-0 and where -2 / (pi x) overflows (x < 3.5e-309; ATen's
+# 1 / x overflows below 5.6e-309), nan below 0 and at nan, 0.0 at +inf (torch: nan).
+def portable_bessel_y1(x):
+    """Y1: Cephes' x YP(z) / YQ(z) + (2/pi) (J1(x) ln(x) - 1/x) to 5 over one denominator (J1 from portable_bessel_small1), above (w Q (sin x - cos x) - P (sin x + cos x)) / sqrt(pi x) (portable_bessel_hankel1)."""
+    z = x * x
+    num, den = portable_bessel_small1(z)
+    yp = ((1263204747.9017804 * z - 647355876379.1603) * z + 114509511541823.73) * z - 8127702555013251.0
+    yp = (yp * z + 2.024394757135949e+17) * z - 7.788771962659501e+17
+    yq = (((z + 594.3015923461282) * z + 235564.09294306856) * z + 73481194.44597217) * z + 18760131610.870617
+    yq = ((yq * z + 3882312774962.3857) * z + 620557727146953.8) * z + 6.871410873553005e+16
+    yq = yq * z + 3.9727060811656064e+18
+    p, q, d = portable_bessel_hankel1(x)
+    s = tl.math.sin(x)
+    c = tl.math.cos(x)
+    small = x <= 5.0
+    r = z * yp * den + 0.6366197723675814 * (z * num * tl.math.log(x) - den) * yq
+    r = tl.where(small, r, q * (s - c) - p * (s + c))
+    r = r / tl.where(small, x * yq * den, d * tl.math.sqrt(x) * 1.7724538509055159)
+    r = tl.where(x == float("inf"), 0.0, r)
+    r = tl.where(x < 0.0, float("nan"), r)
+    return tl.where(x == 0.0, float("-inf"), r)
+
+
 def portable_cbrt(x):
     """cbrt: exp(log|x| / 3) refined by one Newton step y += (|x| / y^2 - y) / 3; sign restored, 0/inf/nan pass through."""
     a = tl.abs(x)

@@ -217,6 +217,33 @@ def test_bessel_functions_differentiate_like_torch(device):
         torch.testing.assert_close(point.grad, theirs.grad)
 
 
+def test_bessel_jy_differentiate(device):
+    """J0' = -J1, J1' = J0 - J1/x (1/2 at 0), Y0' = -Y1, Y1' = Y0 - Y1/x, which torch lacks (its Bessel J and Y
+    have no derivative): gradcheck and gradgradcheck on both branches (|x| <= 5 and above), and the formulas
+    against the functions themselves, at 0 too."""
+    @pointwise
+    def first_kind(x):
+        return tm.bessel_j0(x) + tm.bessel_j1(x) * 3.0
+
+    @pointwise
+    def second_kind(x):
+        return tm.bessel_y0(x) * 2.0 + tm.bessel_y1(x)
+
+    x = torch.tensor([-9.0, -2.5, -0.3, 0.2, 1.0, 4.0, 5.5, 12.0, 30.0], dtype=torch.float64, device=device)
+    positive = x[x > 0].clone().requires_grad_()
+    x.requires_grad_()
+    assert gradcheck(first_kind, (x,)) and gradgradcheck(first_kind, (x,))
+    assert gradcheck(second_kind, (positive,)) and gradgradcheck(second_kind, (positive,))
+    at_zero = torch.tensor([-9.0, 0.0, 3.0, 7.0], dtype=torch.float64, device=device, requires_grad=True)
+    first_kind(at_zero).sum().backward()
+    second_kind(positive).sum().backward()
+    ops = tritonize.ops
+    v, p = at_zero.detach(), positive.detach()
+    j1_slope = torch.where(v == 0, 0.5, ops.bessel_j0(v) - ops.bessel_j1(v) / v)
+    torch.testing.assert_close(at_zero.grad, -ops.bessel_j1(v) + 3.0 * j1_slope)
+    torch.testing.assert_close(positive.grad, -2.0 * ops.bessel_y1(p) + ops.bessel_y0(p) - ops.bessel_y1(p) / p)
+
+
 def test_rsqrt_differentiates_like_torch(device):
     @pointwise
     def inverse_norm(x, y):

@@ -52,7 +52,9 @@ FUNCS = {name[len("portable_"):]: fn for name, fn in vars(pm).items()
 UNARY = ["expm1", "log1p", "log10", "tan", "atan", "asin", "acos", "sinh", "cosh", "tanh", "asinh",
          "acosh", "atanh", "erfc", "erfcx", "erfinv", "ndtri", "i0", "i0e", "i1", "i1e", "lgamma", "digamma", "trigamma", "trunc", "round_half_even", "cbrt"]
 BINARY = ["atan2", "hypot", "pow", "fmod", "nextafter", "copysign"]
-EXPECTED = set(UNARY) | set(BINARY) | {"signbit", "ldexp"}
+# held to absolute error near their zeros (test_bessel_jy_*), not to UNARY's relative 1e-13
+BESSEL_JY = ["bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1"]
+EXPECTED = set(UNARY) | set(BINARY) | set(BESSEL_JY) | {"signbit", "ldexp"}
 
 F64 = torch.float64
 INF = math.inf
@@ -185,7 +187,24 @@ DOMAINS = {
     "round_half_even": lambda: _inputs(_lin(-10, 10, 4001), _pm(_geo(1e-310, 1e300, 800)),
                                        _pm(np.arange(0, 41) + 0.5)),
     "cbrt": lambda: _inputs(_lin(-10, 10, 2001), _pm(_geo(5e-324, 1.7e308, 1000))),
+    **{name: lambda: _bessel_jy_inputs() for name in BESSEL_JY},
 }
+
+
+def _bessel_jy_zeros(count=12):
+    """The doubles next to the first zeros of J0, J1, Y0 and Y1 (mpmath's), one ulp either side too."""
+    mpmath = pytest.importorskip("mpmath")
+    zeros = np.array([float(find(nu, k)) for find in (mpmath.besseljzero, mpmath.besselyzero)
+                      for nu in (0, 1) for k in range(1, count + 1)])
+    return np.concatenate([zeros, np.nextafter(zeros, 0.0), np.nextafter(zeros, np.inf)])
+
+
+def _bessel_jy_inputs():
+    """Both branches' seam at 5, J0's 1 - x^2/4 below 1e-5 (ATen's), next to the zeros, x up to 1.8e308
+    (whose phase x - pi/4 is the hard part), Y1's overflow of -2 / (pi x) below 3.54e-309."""
+    return _inputs(_lin(-40, 40, 2001), _pm(_geo(1e-310, 1e300, 800)), _pm(_bessel_jy_zeros()),
+                   _pm(np.nextafter([5.0, 5.0, 1e-5, 1e-5], [0.0, 6.0, 0.0, 1.0])), _geo(3.5e-309, 3.6e-309, 20),
+                   _pm(_geo(1e4, 1.7e308, 300)))
 
 
 def _sinh_ref(x):
@@ -281,7 +300,8 @@ def test_module_exports_every_function():
     assert EXPECTED <= set(FUNCS), EXPECTED - set(FUNCS)
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
+# with the helpers only the Bessel functions call
+@pytest.mark.parametrize("name", sorted(EXPECTED | {f"bessel_{part}" for part in ("small0", "small1", "hankel0", "hankel1")}))
 def test_source_is_straight_line_and_self_contained(name):
     assert_follows_generator_rules(FUNCS[name], {f"portable_{n}" for n in FUNCS},
                                    {"math", "where", "abs", "minimum", "maximum", "full", "int64", "float64"})
@@ -524,6 +544,73 @@ def test_bessel_true_value(name):
     truth = torch.tensor([getattr(tritonize.math, name)(v) for v in x.tolist()], dtype=F64)
     # subnormal i1 and i1e (x / 2 below 4.5e-308) keep what a subnormal can: an absolute few ulp of 5e-324
     assert_matches(run(name, x), truth, BESSEL_RTOL[name], 1e-322, inputs=(x,))
+
+
+def _bessel_jy_scale(x, truth):
+    """|truth|, but at least the envelope min(1, sqrt(2 / (pi |x|))) of J and Y: next to their zeros the
+    slope is the envelope, so half an ulp of x (from |x| = 1 on, at least 2^-53 of it) moves the value by
+    ~2^-53 of the envelope; relative to the value there, any float64 evaluation's error blows up."""
+    return torch.maximum(truth.abs(), torch.clamp(torch.sqrt(2.0 / (math.pi * x.abs())), max=1.0))
+
+
+def assert_bessel_jy_within(out, truth, x, bound):
+    """nan, infinities and signed zeros exactly as `truth`; elsewhere within `bound` units of 2^-52 of
+    _bessel_jy_scale."""
+    exact = ~truth.isfinite() | (truth == 0) | ~x.isfinite()
+    assert_matches(out[exact], truth[exact], 0.0, 0.0, inputs=(x[exact],))
+    error = (out - truth)[~exact].abs() / _bessel_jy_scale(x[~exact], truth[~exact]) / 2.0 ** -52
+    worst = int(error.argmax())
+    assert error.max() <= bound, f"{error.max():.2f} units at x = {x[~exact][worst].item()!r}"
+
+
+# the worst errors measured, in units of 2^-52 of _bessel_jy_scale: 2.6 for J0 and J1; 14.0 and 11.9 for Y0
+# and Y1 next to 4.96, where Cephes' YP / YQ are themselves ~6e-16 off (Y0 is -0.33 there); all four within
+# 2.8 above 5, P and Q times x's own sine and cosine
+BESSEL_JY_BOUND = {"bessel_j0": 3.0, "bessel_j1": 3.0, "bessel_y0": 14.5, "bessel_y1": 12.5}
+
+
+@pytest.mark.parametrize("name", BESSEL_JY)
+def test_bessel_jy_true_value(name):
+    """Against tritonize.math's correctly rounded values (test_tritonize_math.py holds them to mpmath)."""
+    x = DOMAINS[name]()
+    truth = torch.tensor([getattr(tritonize.math, name)(v) for v in x.tolist()], dtype=F64)
+    out = run(name, x)
+    assert_bessel_jy_within(out, truth, x, BESSEL_JY_BOUND[name])
+    above = x.abs() > 5
+    assert_bessel_jy_within(out[above], truth[above], x[above], 3.0)
+
+
+@pytest.mark.parametrize("name", BESSEL_JY)
+def test_bessel_jy_matches_torch_where_torch_is_right(name):
+    """torch's float64 values, on |x| <= 2 and 25 <= |x| <= 1000, where they are within 5.3e-14 of the envelope:
+    between, ATen's loops drop the leading 1 of Cephes' p1evl (RQ, YQ, QQ), 2.7e-8 of it off by 5 and 2.4e-6
+    between 5 and 10; above, its rounded phase x - pi/4 loses ulp(x)/2 (5e-13 by 1e4, all of it by 1e16).
+    And nan, infinities and signed zeros as torch's, but at +inf (-inf for J), where torch's cosine of inf
+    gives nan and the functions tend to 0."""
+    x = DOMAINS[name]()
+    theirs = getattr(torch.special, name)(x)
+    out = run(name, x)
+    a = x.abs()
+    judged = (a <= 2) | ((a >= 25) & (a <= 1000)) | x.isnan()
+    if name == "bessel_y1":  # ATen's 1 / x overflows below 5.6e-309, -2 / (pi x) only below 3.54e-309
+        judged &= ~((x > 0) & (x < 5.6e-309))
+    assert_bessel_jy_within(out[judged], theirs[judged], x[judged], 240.0)  # 5.3e-14: torch's Y0 at 2 (233)
+    infinite = x.isinf() & ((x > 0) | name.startswith("bessel_j"))
+    assert theirs[infinite].isnan().all() and (out[infinite] == 0).all()
+    middle = (x > 5) & (x < 10)
+    assert ((out - theirs)[middle].abs() / _bessel_jy_scale(x[middle], out[middle])).max() > 4e-7
+
+
+def test_bessel_jy_divide_twice():
+    """5/x and one quotient for both branches: CUDA runs these in float64, where a division is a dozen
+    instructions (test_digamma_divides_twice_and_calls_no_sine)."""
+    def divisions(fn):
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+        called = {node.func.id for node in ast.walk(tree)
+                  if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+        own = sum(isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) for node in ast.walk(tree))
+        return own + sum(divisions(FUNCS[c[len("portable_"):]]) for c in called if c.startswith("portable_"))
+    assert [divisions(FUNCS[name]) for name in BESSEL_JY] == [2, 2, 2, 2]
 
 
 def _trigamma_true(mp, x):

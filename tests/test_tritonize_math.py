@@ -1,5 +1,5 @@
 """tritonize.math: the functions Python's math lacks (erfinv, erfcx, ndtri, digamma, trigamma, i0, i0e, i1, i1e,
-fma, rsqrt), in @pointwise bodies
+bessel_j0, bessel_j1, bessel_y0, bessel_y1, fma, rsqrt), in @pointwise bodies
 and as plain Python.
 
 Plain Python: each function against torch.special in float64 and against mpmath, over the
@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 
 import tritonize.math as tm
 from tensor_strategies import FLOAT_DTYPES, INT_DTYPES, TOLERANCE, laid_out, make_values, python_elementwise, shapes
-from test_portable_math import DOMAINS, EDGES, _digamma_true, _erfcx_true, _mp_ref, _trigamma_true, assert_matches
+from test_portable_math import (DOMAINS, EDGES, _bessel_jy_zeros, _digamma_true, _erfcx_true, _mp_ref, _trigamma_true,
+                                assert_matches)
 from test_semantics import _bitwise_equal
 from tritonize import pointwise
 from tritonize.passes.math_table import MATH_TABLE
@@ -45,6 +46,15 @@ def torch_can_judge(name, x: torch.Tensor) -> torch.Tensor:
         return x[~(near | (x < -1e6))]
     if name in ("i0", "i1"):  # torch's exp(|x|) overflows from 709.78, I0 and I1 only past ~713.98
         return x[~((x.abs() > 709.78) & (x.abs() < 714))]
+    if name in BESSEL_JY_TRUE:
+        # torch's float64 J and Y are within 5.3e-14 of their envelope on |x| <= 2 and 25 <= |x| <= 1000 only
+        # (ATen drops Cephes' leading coefficients between, and rounds the phase x - pi/4 above:
+        # test_portable_math.py), and its y1's 1 / x overflows below 5.6e-309, -2 / (pi x) below 3.54e-309
+        a = x.abs()
+        keep = (a <= 2) | ((a >= 25) & (a <= 1000)) | ~x.isfinite()
+        if name == "bessel_y1":
+            keep &= ~((x > 0) & (x < 5.6e-309))
+        return x[keep]
     return x
 
 
@@ -56,6 +66,11 @@ THEIRS = {
     "i0": lambda x: torch.where(x.isinf(), x.abs(), torch.special.i0(x)),
     "i1": lambda x: torch.where(x.isinf() | (x == 0), x, torch.special.i1(x)),
     "i1e": lambda x: torch.where(x == 0, x, torch.special.i1e(x)),
+    # torch's J and Y are nan at +inf (and J at -inf: the cosine of inf), where they tend to 0
+    "bessel_j0": lambda x: torch.where(x.isinf(), 0.0, torch.special.bessel_j0(x)),
+    "bessel_j1": lambda x: torch.where(x.isinf(), torch.copysign(torch.zeros_like(x), x), torch.special.bessel_j1(x)),
+    "bessel_y0": lambda x: torch.where(x == math.inf, 0.0, torch.special.bessel_y0(x)),
+    "bessel_y1": lambda x: torch.where(x == math.inf, 0.0, torch.special.bessel_y1(x)),
 }
 
 
@@ -168,6 +183,42 @@ def test_bessel_matches_torch_and_is_correctly_rounded(name):
         assert getattr(tm, name)(713.9) < math.inf and getattr(tm, name)(714.0) == math.inf
 
 
+BESSEL_JY_TRUE = {
+    "bessel_j0": lambda mp, t: mp.besselj(0, t), "bessel_j1": lambda mp, t: mp.besselj(1, t),
+    "bessel_y0": lambda mp, t: mp.bessely(0, t), "bessel_y1": lambda mp, t: mp.bessely(1, t),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BESSEL_JY_TRUE))
+def test_bessel_jy_match_torch_and_are_correctly_rounded(name):
+    """Against torch where it is right (torch_can_judge, THEIRS), and the true value within half an ulp
+    (normal results): next to the zeros of all four and up to x = 1.7e308, whose phase torch loses. mpmath's
+    Y takes 2-20 ms a value: every fifth point of the domain, and every point next to a zero."""
+    x = DOMAINS[name]()
+    judged = torch_can_judge(name, x)
+    assert_matches(plain(getattr(tm, name), judged), THEIRS[name](judged), 1e-13, 1e-15, inputs=(judged,))
+    zeros = torch.from_numpy(_bessel_jy_zeros())
+    x = torch.cat([x[::5], zeros, -zeros])
+    x = x[x.isfinite() & (x.abs() > 1e-300) & ((x > 0) | name.startswith("bessel_j"))]
+    assert_matches(plain(getattr(tm, name), x), _mp_ref(BESSEL_JY_TRUE[name], x), 1.2e-16, 0.0, inputs=(x,))
+
+
+def test_bessel_jy_special_values():
+    """J0 even and 1 at 0, J1 odd with -0.0 kept and x/2 rounded toward 0 where it is not a double, both 0
+    at +-inf; Y0 and Y1 -inf at +-0, nan below, 0 at +inf, and Y1 -inf where -2 / (pi x) overflows."""
+    assert [tm.bessel_j0(v) for v in (0.0, -0.0, math.inf, -math.inf, 5e-324, True)] == [1.0, 1.0, 0.0, 0.0, 1.0,
+                                                                                          tm.bessel_j0(1.0)]
+    j1 = [tm.bessel_j1(v) for v in (0.0, -0.0, math.inf, -math.inf, 5e-324, -1.5e-323, 1e-300)]
+    assert j1 == [0.0, -0.0, 0.0, -0.0, 0.0, -5e-324, 5e-301]
+    assert [math.copysign(1, v) for v in j1[:5]] == [1, -1, 1, -1, 1]
+    assert tm.bessel_j1(-2.5) == -tm.bessel_j1(2.5) and tm.bessel_j0(-2.5) == tm.bessel_j0(2.5)
+    for y in (tm.bessel_y0, tm.bessel_y1):
+        assert [y(v) for v in (0.0, -0.0, math.inf)] == [-math.inf, -math.inf, 0.0]
+        assert all(math.isnan(y(v)) for v in (-5e-324, -1.0, -math.inf, math.nan))
+    assert tm.bessel_y1(3.54e-309) == -math.inf and -1.8e308 < tm.bessel_y1(3.55e-309) < -1.7e308
+    assert all(math.isnan(f(math.nan)) for f in (tm.bessel_j0, tm.bessel_j1))
+
+
 # -- in a user's @pointwise function ----------------------------------------------------------
 
 def special(p, scale):
@@ -271,6 +322,33 @@ def test_bessel_functions_in_a_user_function(data, device):
     rtol, atol = TOLERANCE[result_dtype]
     rtol = max(rtol, 4e-6) if result_dtype == torch.float32 else rtol  # libdevice's i0f, i1f and the composites: ~10 ulp
     assert_outputs_match(bessel_mix, [x], (unscaled, scaled), references, rtol, atol)
+
+
+def bessel_jy_mix(x):
+    return tm.bessel_j0(x) - 2.0 * tm.bessel_j1(x), tm.bessel_y0(x) + 0.5 * tm.bessel_y1(x)
+
+
+BESSEL_JY_MIX = pointwise(bessel_jy_mix)
+
+
+@given(data=st.data())
+def test_bessel_jy_in_a_user_function(data, device):
+    """Every dtype (integers give float32), shapes and layouts, both branches (|x| <= 5 and above), Y's nan
+    below 0 and -inf at 0: against the scalar function run as plain Python (correctly rounded, where
+    torch's float64 is 1e-6 off between 5 and 10), rounded once to the result's dtype."""
+    shape = data.draw(shapes(max_rank=3, max_numel=64), label="shape")
+    dtype = data.draw(st.sampled_from(FLOAT_DTYPES + INT_DTYPES[:1]), label="dtype")
+    generator = torch.Generator().manual_seed(data.draw(st.integers(0, 2**31 - 1), label="seed"))
+    low, high = data.draw(st.sampled_from([(-6, 6), (-40, 40)]), label="range")
+    x = data.draw(laid_out(make_values(shape, dtype, generator, low, high), device), label="x")
+    first, second = BESSEL_JY_MIX(x)
+    result_dtype = x.dtype if x.is_floating_point() else torch.float32
+    assert first.dtype == second.dtype == result_dtype and first.shape == second.shape == x.shape
+    values = python_elementwise(bessel_jy_mix, [x], tuple(x.shape), num_outputs=2)
+    rtol, atol = TOLERANCE[result_dtype]
+    for got, column in zip((first, second), values):
+        python_values = torch.tensor(column, dtype=F64).reshape(x.shape).to(result_dtype).double()
+        torch.testing.assert_close(got.double().cpu(), python_values, rtol=rtol, atol=atol, equal_nan=True)
 
 
 def gamma_derivatives(x):
