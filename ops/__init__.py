@@ -34,7 +34,8 @@ from tritonize.ops.comparison import (eq, eq_, ge, ge_, greater, greater_, great
                                       ne, ne_, not_equal, not_equal_, signbit)
 from tritonize.ops.math_ops import (acos, acos_, acosh, acosh_, arccos, arccos_, arccosh, arccosh_, arcsin,
                                     arcsin_, arcsinh, arcsinh_, arctan, arctan_, arctanh, arctanh_, asin, asin_,
-                                    asinh, asinh_, atan, atan_, atanh, atanh_, ceil, ceil_, cos, cos_, cosh,
+                                    asinh, asinh_, atan, atan_, atanh, atanh_, bessel_j0, bessel_j1, bessel_y0,
+                                    bessel_y1, ceil, ceil_, cos, cos_, cosh,
                                     cosh_, deg2rad, deg2rad_, digamma, digamma_, entr, erf, erf_, erfc, erfc_, erfcx, erfinv,
                                     erfinv_, exp, exp2, exp2_, exp_, expm1, expm1_, fix, fix_, floor, floor_,
                                     frac, frac_, i0, i0_, i0e, i1, i1e, lgamma, lgamma_, log, log1p, log1p_, log2, log2_, log10,

@@ -1,14 +1,14 @@
 """Math: exp, log and their variants, roots, trigonometric and hyperbolic functions and their
 inverses, erf/erfc/erfinv, rounding (ceil, floor, round, trunc, frac), deg2rad/rad2deg,
 sigmoid, logit, lgamma, digamma, polygamma of orders 0 and 1, sinc, i0 and torch.special's entr, ndtr,
-ndtri, log_ndtr, erfcx, i0e, i1, i1e and spherical_bessel_j0.
+ndtri, log_ndtr, erfcx, i0e, i1, i1e, spherical_bessel_j0, bessel_j0, bessel_j1, bessel_y0 and bessel_y1.
 Integer and bool inputs give float32, as in torch.
 
 erfinv, erfcx, ndtri, digamma, trigamma and the Bessel functions, which Python's `math` lacks, come from
 `tritonize.math`: rows of the math table like the rest (erfinv, erfcx, ndtri, i0, i1: libdevice on CUDA in float32
 or float64; digamma, trigamma, i0e and i1e:
-composites of their own, float32 ones for float32 and 16-bit work on CUDA; the interpreter computes
-them in float64 and rounds once).
+composites of their own, float32 ones for float32 and 16-bit work on CUDA; bessel_j0, j1, y0 and y1: float64
+composites on both, float32 work rounded once; the interpreter computes them all in float64 and rounds once).
 """
 from __future__ import annotations
 
@@ -280,6 +280,26 @@ def i1e_kernel(input):
     return tmath.i1e(input)
 
 
+@pointwise
+def bessel_j0_kernel(input):
+    return tmath.bessel_j0(input)
+
+
+@pointwise
+def bessel_j1_kernel(input):
+    return tmath.bessel_j1(input)
+
+
+@pointwise
+def bessel_y0_kernel(input):
+    return tmath.bessel_y0(input)
+
+
+@pointwise
+def bessel_y1_kernel(input):
+    return tmath.bessel_y1(input)
+
+
 @pointwise(promotion="int_to_float")
 def spherical_bessel_j0_kernel(input):
     # ATen's: sin(x) / x, and its Taylor series below 0.5, where the quotient would lose bits to the sine's
@@ -398,8 +418,9 @@ ndtr = _function("ndtr", ndtr_kernel, doc="torch.special.ndtr, the standard norm
 
 
 def _no_16_bit(name):
-    """ATen's kernels of ndtri, log_ndtr, erfcx and spherical_bessel_j0 have float32 and float64 instances
-    only (integers promote to float32): 16-bit tensors get its error, on either device."""
+    """ATen's kernels of ndtri, log_ndtr, erfcx, spherical_bessel_j0 and the Bessel functions of the first
+    and second kinds have float32 and float64 instances only (integers promote to float32): 16-bit tensors
+    get its error, on either device."""
     def check(input):
         if isinstance(input, torch.Tensor) and input.dtype in (torch.float16, torch.bfloat16):
             c.not_implemented(f"{name}_{input.device.type}", input.dtype)
@@ -415,6 +436,18 @@ spherical_bessel_j0 = _function("spherical_bessel_j0", spherical_bessel_j0_kerne
                                 "kernel.")
 erfcx = _function("erfcx", erfcx_kernel, _no_16_bit("erfcx"),
                   "torch.special.erfcx, exp(x^2) erfc(x), as a tritonize kernel.")
+bessel_j0 = _function("bessel_j0", bessel_j0_kernel, _no_16_bit("bessel_j0"),
+                      "torch.special.bessel_j0, the Bessel function of the first kind of order 0, as a tritonize "
+                      "kernel.")
+bessel_j1 = _function("bessel_j1", bessel_j1_kernel, _no_16_bit("bessel_j1"),
+                      "torch.special.bessel_j1, the Bessel function of the first kind of order 1, as a tritonize "
+                      "kernel.")
+bessel_y0 = _function("bessel_y0", bessel_y0_kernel, _no_16_bit("bessel_y0"),
+                      "torch.special.bessel_y0, the Bessel function of the second kind of order 0 (nan below 0), as a "
+                      "tritonize kernel.")
+bessel_y1 = _function("bessel_y1", bessel_y1_kernel, _no_16_bit("bessel_y1"),
+                      "torch.special.bessel_y1, the Bessel function of the second kind of order 1 (nan below 0), as a "
+                      "tritonize kernel.")
 i0, i0_ = _unary("i0", i0_kernel)
 i0e = _function("i0e", i0e_kernel, doc="torch.special.i0e, exp(-|x|) I0(x), as a tritonize kernel.")
 i1 = _function("i1", i1_kernel, doc="torch.special.i1, the modified Bessel function of order 1, as a tritonize "

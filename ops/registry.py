@@ -122,6 +122,8 @@ def _build_table() -> dict:
     add("special_i1{,.out}", mth.i1)
     add("special_i1e{,.out}", mth.i1e)
     add("special_spherical_bessel_j0{,.out}", mth.spherical_bessel_j0)
+    for name in ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1"):
+        add(f"special_{name}{{,.out}}", getattr(mth, name))
     add("polygamma{,.out}", mth.polygamma)
     add("polygamma_", mth.polygamma_)
     add("round.{decimals,out,decimals_out}", mth.round)

@@ -8,6 +8,7 @@ import itertools
 import pytest
 import torch
 
+import tritonize.math as tm
 import tritonize.ops as tops
 from test_ops_cases import BY_ID, TOLERANCE
 
@@ -49,20 +50,33 @@ def assert_same_specials(got, expected, label, zero_sign=True, exact=False):
 UNARY = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos", "tan", "asin",
          "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "erfc", "erfinv", "ceil", "floor",
          "round", "trunc", "frac", "deg2rad", "rad2deg", "sigmoid", "logit", "lgamma", "digamma", "sinc", "entr", "ndtr",
-         "ndtri", "log_ndtr", "erfcx", "i0", "i0e", "i1", "i1e", "spherical_bessel_j0",
+         "ndtri", "log_ndtr", "erfcx", "i0", "i0e", "i1", "i1e", "spherical_bessel_j0", "bessel_j0", "bessel_j1",
+         "bessel_y0", "bessel_y1",
          "neg", "reciprocal",
          "abs", "sign", "square", "nan_to_num", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit"]
 EXACT = {"ceil", "floor", "round", "trunc", "frac", "neg", "abs", "sign", "square", "nan_to_num", "isnan", "isinf",
          "isfinite", "isposinf", "isneginf", "signbit"}
 DTYPES = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
-NO_16_BIT = {"ndtri", "log_ndtr", "erfcx", "spherical_bessel_j0"}
+NO_16_BIT = {"ndtri", "log_ndtr", "erfcx", "spherical_bessel_j0", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1"}
 # torch's i0 and i1 are nan at +-inf (exp(inf) times a series over sqrt(inf)), and its i1 and i1e +0.0 at
 # -0.0, where these odd functions keep the sign (test_tritonize_math.py holds the values to the truth)
+# torch's J and Y are nan at +inf (J at -inf too), where they tend to 0, and its float64 ones 1e-9 off at 10
+# (ATen drops Cephes' leading coefficients between 2 and 25): tritonize.math's (correctly rounded) there
 TORCH_WRONG = {
     "i0": lambda x, theirs: torch.where(x.isinf(), x.abs(), theirs),
     "i1": lambda x, theirs: torch.where(x.isinf() | (x == 0), x, theirs),
     "i1e": lambda x, theirs: torch.where(x == 0, x, theirs),
+    **{name: lambda x, theirs, name=name: _bessel_jy_where_torch_is_wrong(name, x, theirs)
+       for name in ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1")},
 }
+
+
+def _bessel_jy_where_torch_is_wrong(name, x, theirs):
+    wrong = (x == INF) | ((x == -INF) & name.startswith("bessel_j"))
+    if x.dtype == torch.float64:
+        wrong |= (x.abs() > 2) & (x.abs() < 25)
+    truth = torch.tensor([getattr(tm, name)(v) for v in x.tolist()], dtype=torch.float64)
+    return torch.where(wrong.cpu(), truth.to(x.dtype), theirs.cpu()).to(theirs.device)
 
 
 @pytest.mark.parametrize("name", UNARY)
