@@ -1450,9 +1450,10 @@ def portable_i1(x):
 
 # The Bessel functions of the first and second kinds, orders 0 and 1: Cephes' rationals (j0.c, j1.c), as
 # ATen's bessel_j0_forward ... bessel_y1_forward, but with p1evl's implicit leading 1 of RQ, QQ and YQ,
-# which ATen's loops drop (from rq = 0, not 1): that costs torch up to 1e-6 relative between 5 and 25
-# (2.8e-8 below), where these are within a few ulp. Above 5 the phase x - pi/4 (x - 3pi/4) is not rounded
-# first, as ATen's is (its results lose ulp(x)/2 of phase: 7e-9 relative at 1e8, all of it by 1e16): the
+# which ATen's loops drop (from rq = 0, not 1): that costs torch up to 2.4e-6 of the envelope
+# min(1, sqrt(2 / (pi |x|))) between 5 and 10 (3.4e-8 below 5), where these are within 3.2e-15 (Cephes' Y0 and
+# Y1 rationals next to 4.96; 6.2e-16 above 5). Above 5 the phase x - pi/4 (x - 3pi/4) is not rounded first,
+# as ATen's is (its results lose ulp(x)/2 of phase: 7e-9 of the envelope at 1e8, all of it by 1e16): the
 # sines and cosines of x - pi/4 are (sin x -+ cos x)/sqrt 2, (cos x + sin x)/sqrt 2, of x's own sine and
 # cosine. Each function divides twice: 5/x and one quotient for both branches.
 def portable_bessel_small0(z):
