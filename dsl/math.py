@@ -19,7 +19,8 @@ import math as _math
 from fractions import Fraction as _Fraction
 
 __all__ = ["erfinv", "erfcx", "ndtri", "digamma", "trigamma", "i0", "i0e", "i1", "i1e", "bessel_j0", "bessel_j1",
-           "bessel_y0", "bessel_y1", "fma", "rsqrt"]
+           "bessel_y0", "bessel_y1", "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0",
+           "scaled_modified_bessel_k1", "fma", "rsqrt"]
 
 _TWO_OVER_SQRT_PI = 1.1283791670955126
 _INV_SQRT_PI = 0.5641895835477563
@@ -638,3 +639,157 @@ def bessel_y1(x) -> float:
     inner = (s * log_half >> _J_GUARD) - (h >> 1)
     num = inner * x2.numerator // x2.denominator - 2 * _J_ONE
     return _j_series_ratio((2 * num + 1) * fa.denominator, (_pi_fixed(_J_GUARD) * fa.numerator) << 1)
+
+
+# -- modified Bessel functions of the second kind, orders 0 and 1 --------------------------------
+# Independent of the Cephes tables too: below _SWITCH the power series (A&S 9.6.13, 9.6.11)
+#   K0(x) = -(ln(x/2) + gamma) I0(x) + sum_k H_k q^k / (k!)^2,
+#   K1(x) = 1/x + (x/2) [(ln(x/2) + gamma) sum_k u_k - sum_k (H_k + 1/(2k + 2)) u_k],
+# q = x^2/4, u_k = q^k / (k! (k+1)!), H_k the harmonic numbers; its terms grow like I(x) ~ e^x where
+# K(x) ~ e^-x, so it cancels up to e^(2x) ~ 2^130 at 45: _K_GUARD fraction bits leave 200 beyond that.
+# From _SWITCH, the asymptotic expansion sqrt(pi / 2x) e^-x sum_k t_k, t_k = t_(k-1) (4 nu^2 - (2k-1)^2) / (8kx),
+# to its smallest term (~e^-2x; the remainder is below the first omitted term). ln, sqrt and exp in
+# integer fixed point, the result one ratio of integers rounded once.
+
+_K_GUARD = 330  # fraction bits of the K sums
+_K_ONE = 1 << _K_GUARD
+_EULER = _Fraction("0.577215664901532860606512090082402431042159335939923598805767234884867726777664670936947")
+_LN2 = _Fraction("0.693147180559945309417232121458176568075500134360255254120680009493393621969694715605863")
+_K_UNDERFLOW = 800.0  # K0, K1 < 1e-340 beyond (they round to 0 from x ~ 742)
+
+
+def _fixed(v: _Fraction, bits: int) -> int:
+    """floor(v 2^bits)."""
+    return (v.numerator << bits) // v.denominator
+
+
+def _ln_fixed(v: _Fraction) -> int:
+    """ln(v) * 2^_K_GUARD for a positive rational v: v = f 2^e with f in [sqrt(1/2), sqrt(2)), ln f =
+    2 atanh(z), z = (f - 1) / (f + 1) (|z| < 0.172), by its series, with 20 more guard bits."""
+    g = _K_GUARD + 20
+    e = v.numerator.bit_length() - v.denominator.bit_length()
+    f = v / _Fraction(2) ** e
+    while f * f < _Fraction(1, 2):
+        f, e = f * 2, e - 1
+    while f * f >= 2:
+        f, e = f / 2, e + 1
+    z = (f - 1) / (f + 1)
+    zn, zd = abs(z.numerator), z.denominator
+    power = (zn << g) // zd  # |z|^(2k+1) * 2^g
+    total = 0
+    k = 0
+    while power:
+        total += power // (2 * k + 1)
+        power = power * zn * zn // (zd * zd)
+        k += 1
+    ln_f = 2 * total if z >= 0 else -2 * total
+    return (ln_f + e * _fixed(_LN2, g)) >> 20
+
+
+def _k_power_series(a: _Fraction, nu: int) -> int:
+    """K_nu(a) * 2^_K_GUARD for 0 < a < _SWITCH, by the power series above."""
+    q = a * a / 4
+    qn, qd = q.numerator, q.denominator
+    log_gamma = _ln_fixed(a / 2) + _fixed(_EULER, _K_GUARD)  # ln(a/2) + gamma
+    term = plain = _K_ONE  # q^k / (k! (k + nu)!), and its sum
+    harmonic = weighted = 0  # H_k, and sum (H_k [+ 1/(2k + 2)]) term_k
+    k = 0
+    while term:
+        weight = harmonic + (_K_ONE // (2 * k + 2) if nu else 0)
+        weighted += weight * term >> _K_GUARD
+        k += 1
+        harmonic += _K_ONE // k
+        term = term * qn // (qd * k * (k + nu))
+        plain += term
+    inner = weighted - (log_gamma * plain >> _K_GUARD)  # K0; -inner for K1's bracket
+    if nu == 0:
+        return inner
+    an, ad = a.numerator, a.denominator
+    return (ad << _K_GUARD) // an - inner * an // (2 * ad)
+
+
+def _k_asymptotic(a: _Fraction, nu: int) -> int:
+    """sum_k t_k * 2^_K_GUARD of K_nu(a) ~ sqrt(pi / 2a) e^-a sum_k t_k, t_0 = 1,
+    t_k = t_(k-1) (4 nu^2 - (2k - 1)^2) / (8 k a), up to the smallest term."""
+    an, ad = a.numerator, a.denominator
+    term = total = _K_ONE
+    k = 1
+    while term:
+        new = term * (4 * nu * nu - (2 * k - 1) ** 2) * ad // (8 * k * an)
+        if abs(new) >= abs(term):  # the series starts to diverge
+            break
+        term = new
+        total += term
+        k += 1
+    return total
+
+
+_SQRT_HALF_PI = _math.isqrt(_fixed(_PI / 2, 2 * _K_GUARD))  # sqrt(pi / 2) * 2^_K_GUARD
+
+
+def _bessel_k(x, nu: int, scaled: bool) -> float:
+    """K_nu(x) (or exp(x) K_nu(x)) with torch's special values: nan at nan and below 0 (-0.0 is 0),
+    +inf at 0, 0 at +inf."""
+    x = float(x)
+    if x != x or x < 0.0:
+        return _math.nan
+    if x == 0.0:
+        return _math.inf
+    if x == _math.inf or (not scaled and x > _K_UNDERFLOW):
+        return 0.0
+    a = _Fraction(x)
+    if x < _SWITCH:
+        k = _k_power_series(a, nu)
+        if not scaled:
+            return _ratio(k, _K_ONE)
+        return _ratio(k * _exp_fixed(a), _K_ONE << _GUARD)
+    # sqrt(pi / 2) sum / sqrt(a), over exp(a) unless scaled
+    num = _k_asymptotic(a, nu) * _SQRT_HALF_PI
+    den = _math.isqrt((a.numerator << (2 * _K_GUARD)) // a.denominator) << _K_GUARD
+    if not scaled:
+        num <<= _GUARD
+        den *= _exp_fixed(a)
+    return _ratio(num, den)
+
+
+def modified_bessel_k0(x) -> float:
+    """The modified Bessel function of the second kind of order 0, as torch.special.modified_bessel_k0:
+    defined for x > 0, +inf at +-0, nan below 0 and at nan, 0 at +inf (and from x ~ 742, where it
+    underflows); ~ -ln(x/2) - gamma for tiny x, subnormal x too (torch's float64 kernel: +inf at the odd
+    multiples of 5e-324, where its 0.5 * x rounds to 0).
+
+    x < 45: the power series -(ln(x/2) + gamma) I0(x) + sum_k H_k (x^2/4)^k / (k!)^2; above, the
+    asymptotic expansion sqrt(pi / 2x) e^-x sum_k t_k, t_k = t_(k-1) (-(2k - 1)^2) / (8kx). In integer
+    fixed point (330 fraction bits: the series cancels to e^-2x of its terms), rounded once: correctly
+    rounded but within ~2^-150 of a boundary.
+    """
+    return _bessel_k(x, 0, False)
+
+
+def modified_bessel_k1(x) -> float:
+    """The modified Bessel function of the second kind of order 1, as torch.special.modified_bessel_k1:
+    defined for x > 0, +inf at +-0 (and below x ~ 5.56e-309, where 1/x overflows; torch's float64 kernel
+    gives nan at 5e-324, log(0) times I1), nan below 0 and at nan, 0 at +inf (and from x ~ 742).
+
+    x < 45: the power series 1/x + (x/2) [(ln(x/2) + gamma) sum_k u_k - sum_k (H_k + 1/(2k + 2)) u_k],
+    u_k = (x^2/4)^k / (k! (k+1)!); above, the asymptotic expansion sqrt(pi / 2x) e^-x sum_k t_k,
+    t_k = t_(k-1) (4 - (2k - 1)^2) / (8kx). In integer fixed point, rounded once: correctly rounded but
+    within ~2^-150 of a boundary.
+    """
+    return _bessel_k(x, 1, False)
+
+
+def scaled_modified_bessel_k0(x) -> float:
+    """exp(x) K0(x), as torch.special.scaled_modified_bessel_k0: +inf at +-0, nan below 0 and at nan,
+    0 at +inf; ~sqrt(pi / 2x) for large x, no underflow but past 1e308. As modified_bessel_k0, its
+    power series times exp(x) below 45, the asymptotic sum with e^-x cancelled above; correctly rounded
+    but within ~2^-150 of a boundary."""
+    return _bessel_k(x, 0, True)
+
+
+def scaled_modified_bessel_k1(x) -> float:
+    """exp(x) K1(x), as torch.special.scaled_modified_bessel_k1: +inf at +-0 (and below x ~ 5.56e-309),
+    nan below 0 and at nan, 0 at +inf; ~sqrt(pi / 2x) for large x. As modified_bessel_k1, its power
+    series times exp(x) below 45, the asymptotic sum with e^-x cancelled above; correctly rounded but
+    within ~2^-150 of a boundary."""
+    return _bessel_k(x, 1, True)

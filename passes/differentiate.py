@@ -55,6 +55,12 @@ UNARY_DERIVATIVES = {
     "bessel_j1": "(0.5 if x == 0 else math.bessel_j0(x) - y / x)",
     "bessel_y0": "-math.bessel_y1(x)",
     "bessel_y1": "math.bessel_y0(x) - y / x",
+    # K0' = -K1, K1' = -K0 - K1/x, and for the scaled forms exp(x) K: k0e' = k0e - k1e, k1e' = k1e (1 - 1/x) - k0e
+    # (torch has no derivative of these)
+    "modified_bessel_k0": "-math.modified_bessel_k1(x)",
+    "modified_bessel_k1": "-math.modified_bessel_k0(x) - y / x",
+    "scaled_modified_bessel_k0": "y - math.scaled_modified_bessel_k1(x)",
+    "scaled_modified_bessel_k1": "y * (1.0 - 1.0 / x) - math.scaled_modified_bessel_k0(x)",
     "fabs": "(1.0 if x > 0 else (-1.0 if x < 0 else 0.0))",
     "lgamma": "math.digamma(x)",
     "digamma": "math.trigamma(x)",  # trigamma's own derivative (polygamma(2, x)) is missing

@@ -102,6 +102,14 @@ MATH_TABLE: dict[str, MathFn] = {
     "bessel_j1": _f(1, "portable_bessel_j1(a)", "portable_bessel_j1(a)"),
     "bessel_y0": _f(1, "portable_bessel_y0(a)", "portable_bessel_y0(a)"),
     "bessel_y1": _f(1, "portable_bessel_y1(a)", "portable_bessel_y1(a)"),
+    # the modified Bessel functions of the second kind, which libdevice lacks: float64 composites (torch's
+    # Cephes tables) on both columns. float32 work runs them too and rounds once, as portable_i0e did before
+    # f32_i0e: within an ulp of float32 where torch's float32 kernels (the tables rounded to float32, torch's
+    # float32 I0 inside) are up to ~10 ulp off; CUDA runs float64 at half float32's rate (or less)
+    "modified_bessel_k0": _f(1, "portable_k0(a)", "portable_k0(a)"),
+    "modified_bessel_k1": _f(1, "portable_k1(a)", "portable_k1(a)"),
+    "scaled_modified_bessel_k0": _f(1, "portable_k0e(a)", "portable_k0e(a)"),
+    "scaled_modified_bessel_k1": _f(1, "portable_k1e(a)", "portable_k1e(a)"),
     # CUDA's rsqrtf, which torch.rsqrt calls (within 2 ulp); the portable column divides in float64
     "rsqrt": _f(1, "libdevice.rsqrt(a)", "1.0 / tl.sqrt(a)"),
     # also the derivative of lgamma; libdevice has none, so CUDA runs the portable composite too

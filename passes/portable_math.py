@@ -1581,6 +1581,154 @@ def portable_bessel_y1(x):
     return tl.where(x == 0.0, float("-inf"), r)
 
 
+# The modified Bessel functions of the second kind, orders 0 and 1, and their scaled forms: Cephes' method
+# (torch's modified_bessel_k0_forward, modified_bessel_k1_forward, scaled_modified_bessel_k0_forward and
+# scaled_modified_bessel_k1_forward, ATen/native/Math.h, which its CUDA kernels compile too) with its float64
+# tables. On (0, 2]: Chebyshev series in y = x^2 - 2 of K0(x) + ln(x/2) I0(x) (10 coefficients) and of
+# x K1(x) - x ln(x/2) I1(x) (11), then K0 = c - ln(x/2) I0(x), K1 = ln(x/2) I1(x) + c / x; above 2: series in
+# 8/x - 2 of exp(x) sqrt(x) K(x) (25 each), then K = exp(-x) c / sqrt(x). One Clenshaw recurrence serves
+# both ranges, its coefficients picked per element as in portable_i1e (the shorter table padded with
+# leading zeros). Where torch calls its own I0 and I1 on (0, 2] (30 and 29 more Chebyshev steps and an
+# exp), these sum their power series in q = x^2/4, sum_k q^k / (k!)^2 and (x/2) sum_k q^k / (k! (k+1)!):
+# 13 positive terms (the next below 1e-20 at q = 1), 12 multiply-adds, ~1 ulp. ln(x/2) is torch's
+# log(0.5 * x) but below 2^-1021, where 0.5 * x is not exact (torch's float64 K0 is +inf at the odd
+# multiples of 5e-324, its K1 nan at 5e-324): there log(x) - ln 2.
+
+
+# portable_k0_series: torch's K0 on [0, 2], exp(x) sqrt(x) K0(x) above (x < 0 gives nothing useful: the
+# callers select nan there); +inf at 0 (c + inf), nan at nan (the (2, inf) table, picked for nan).
+def portable_k0_series(x):
+    """K0(x) for x <= 2, exp(x) sqrt(x) K0(x) above: one of Cephes' two Chebyshev series (Clenshaw, coefficients picked per element) in x^2 - 2 or 8/x - 2, less ln(x/2) I0(x) (power series) on [0, 2]."""
+    small = x <= 2.0
+    one = tl.full(x.shape, 1.0, tl.float64)
+    y = tl.where(small, x * x, 8.0 / x) - 2.0
+    u = tl.where(small, 0.0, one * 5.300433772686263e-18)
+    v = y * u + tl.where(small, 0.0, one * -1.6475804301524212e-17)
+    u = y * v - u + tl.where(small, 0.0, one * 5.2103915050390274e-17)
+    v = y * u - v + tl.where(small, 0.0, one * -1.678231096805412e-16)
+    u = y * v - u + tl.where(small, 0.0, one * 5.512055978524319e-16)
+    v = y * u - v + tl.where(small, 0.0, one * -1.848593377343779e-15)
+    u = y * v - u + tl.where(small, 0.0, one * 6.3400764774050706e-15)
+    v = y * u - v + tl.where(small, 0.0, one * -2.2275133269916698e-14)
+    u = y * v - u + tl.where(small, 0.0, one * 8.032890775363575e-14)
+    v = y * u - v + tl.where(small, 0.0, one * -2.9800969231727303e-13)
+    u = y * v - u + tl.where(small, 0.0, one * 1.140340588208475e-12)
+    v = y * u - v + tl.where(small, 0.0, one * -4.514597883373944e-12)
+    u = y * v - u + tl.where(small, 0.0, one * 1.8559491149547177e-11)
+    v = y * u - v + tl.where(small, 0.0, one * -7.957489244477107e-11)
+    u = y * v - u + tl.where(small, 0.0, one * 3.577397281400301e-10)
+    v = y * u - v + tl.where(small, one * 1.374465435613523e-16, -1.69753450938906e-09)
+    u = y * v - u + tl.where(small, one * 4.25981614279661e-14, 8.574034017414225e-09)
+    v = y * u - v + tl.where(small, one * 1.0349695257633842e-11, -4.660489897687948e-08)
+    u = y * v - u + tl.where(small, one * 1.904516377220209e-09, 2.766813639445015e-07)
+    v = y * u - v + tl.where(small, one * 2.5347910790261494e-07, -1.8317555227191195e-06)
+    u = y * v - u + tl.where(small, one * 2.286212103119452e-05, 1.39498137188765e-05)
+    v = y * u - v + tl.where(small, one * 0.001264615411446926, -0.00012849549581627802)
+    u = y * v - u + tl.where(small, one * 0.0359799365153615, 0.0015698838857300533)
+    v = y * u - v + tl.where(small, one * 0.3442898999246285, -0.0314481013119645)
+    w = y * v - u + tl.where(small, one * -0.5353273932339028, 2.4403030820659555)
+    c = 0.5 * (w - u)
+    q = x * x * 0.25
+    s = 4.358389823304995e-18
+    s = s * q + 6.276081345559193e-16
+    s = s * q + 7.594058428126623e-14
+    s = s * q + 7.594058428126624e-12
+    s = s * q + 6.151187326782565e-10
+    s = s * q + 3.936759889140842e-08
+    s = s * q + 1.9290123456790124e-06
+    s = s * q + 6.944444444444444e-05
+    s = s * q + 0.001736111111111111
+    s = s * q + 0.027777777777777776
+    s = s * q + 0.25
+    s = s * q + 1.0
+    s = s * q + 1.0
+    log_half = tl.where(x < 4.450147717014403e-308, tl.math.log(x) - 0.6931471805599453, tl.math.log(0.5 * x))
+    return tl.where(small, c - log_half * s, c)
+
+
+# portable_k1_series: torch's K1 on (0, 2], exp(x) sqrt(x) K1(x) above; nan at 0 (the callers select +inf),
+# nan at nan.
+def portable_k1_series(x):
+    """K1(x) for x <= 2, exp(x) sqrt(x) K1(x) above: one of Cephes' two Chebyshev series (Clenshaw, coefficients picked per element) in x^2 - 2 (over x) or 8/x - 2, plus ln(x/2) I1(x) (power series) on (0, 2]."""
+    small = x <= 2.0
+    one = tl.full(x.shape, 1.0, tl.float64)
+    y = tl.where(small, x * x, 8.0 / x) - 2.0
+    u = tl.where(small, 0.0, one * -5.756744483665017e-18)
+    v = y * u + tl.where(small, 0.0, one * 1.7940508731475592e-17)
+    u = y * v - u + tl.where(small, 0.0, one * -5.689462558442859e-17)
+    v = y * u - v + tl.where(small, 0.0, one * 1.838093544366639e-16)
+    u = y * v - u + tl.where(small, 0.0, one * -6.057047248373319e-16)
+    v = y * u - v + tl.where(small, 0.0, one * 2.038703165624334e-15)
+    u = y * v - u + tl.where(small, 0.0, one * -7.019837090418314e-15)
+    v = y * u - v + tl.where(small, 0.0, one * 2.4771544244813043e-14)
+    u = y * v - u + tl.where(small, 0.0, one * -8.976705182324994e-14)
+    v = y * u - v + tl.where(small, 0.0, one * 3.3484196660784293e-13)
+    u = y * v - u + tl.where(small, 0.0, one * -1.2891739609510289e-12)
+    v = y * u - v + tl.where(small, 0.0, one * 5.13963967348173e-12)
+    u = y * v - u + tl.where(small, 0.0, one * -2.1299678384275683e-11)
+    v = y * u - v + tl.where(small, 0.0, one * 9.218315187605006e-11)
+    u = y * v - u + tl.where(small, one * -7.023863479386288e-18, -4.1903547593418965e-10)
+    v = y * u - v + tl.where(small, one * -2.427449850519366e-15, 2.015049755197033e-09)
+    u = y * v - u + tl.where(small, one * -6.666901694199329e-13, -1.0345762465678097e-08)
+    v = y * u - v + tl.where(small, one * -1.4114883926335278e-10, 5.7410841254500495e-08)
+    u = y * v - u + tl.where(small, one * -2.213387630734726e-08, -3.5019606030878126e-07)
+    v = y * u - v + tl.where(small, one * -2.4334061415659684e-06, 2.406484947837217e-06)
+    u = y * v - u + tl.where(small, one * -0.0001730288957513052, -1.936197974166083e-05)
+    v = y * u - v + tl.where(small, one * -0.006975723859639864, 0.00019521551847135162)
+    u = y * v - u + tl.where(small, one * -0.12261118082265715, -0.002857816859622779)
+    v = y * u - v + tl.where(small, one * -0.3531559607765449, 0.10392373657681724)
+    w = y * v - u + tl.where(small, one * 1.5253002273389478, 2.7206261904844427)
+    c = 0.5 * (w - u)
+    q = x * x * 0.25
+    s = 3.352607556388458e-19
+    s = s * q + 5.230067787965994e-17
+    s = s * q + 6.903689480115112e-15
+    s = s * q + 7.594058428126623e-13
+    s = s * q + 6.834652585313961e-11
+    s = s * q + 4.920949861426052e-09
+    s = s * q + 2.755731922398589e-07
+    s = s * q + 1.1574074074074073e-05
+    s = s * q + 0.00034722222222222224
+    s = s * q + 0.006944444444444444
+    s = s * q + 0.08333333333333333
+    s = s * q + 0.5
+    s = s * q + 1.0
+    log_half = tl.where(x < 4.450147717014403e-308, tl.math.log(x) - 0.6931471805599453, tl.math.log(0.5 * x))
+    return tl.where(small, log_half * (s * (0.5 * x)) + c / x, c)
+
+
+# portable_k0, portable_k1, portable_k0e, portable_k1e: torch.special.modified_bessel_k0, _k1 and the
+# scaled_ forms: nan below 0 and at nan, +inf at +-0, 0 at +inf (the series over sqrt(inf)); exp(-x) times
+# the series over sqrt(x) above 2 in torch's order, exp(-x) c / sqrt(x) (K underflows from x ~ 742), and exp(x)
+# times K on [0, 2] for the scaled forms.
+def portable_k0(x):
+    """K0(x): portable_k0_series, times exp(-x) over sqrt(x) above 2; nan for x < 0."""
+    r = portable_k0_series(x)
+    r = tl.where(x <= 2.0, r, tl.math.exp(x * -1.0) * r / tl.math.sqrt(x))
+    return tl.where(x < 0.0, float("nan"), r)
+
+
+def portable_k1(x):
+    """K1(x): portable_k1_series, times exp(-x) over sqrt(x) above 2; +inf at +-0, nan for x < 0."""
+    r = portable_k1_series(x)
+    r = tl.where(x <= 2.0, r, tl.math.exp(x * -1.0) * r / tl.math.sqrt(x))
+    return tl.where(x < 0.0, float("nan"), tl.where(x == 0.0, float("inf"), r))
+
+
+def portable_k0e(x):
+    """exp(x) K0(x): portable_k0_series, times exp(x) on [0, 2], over sqrt(x) above; nan for x < 0."""
+    r = portable_k0_series(x)
+    r = tl.where(x <= 2.0, r * tl.math.exp(x), r / tl.math.sqrt(x))
+    return tl.where(x < 0.0, float("nan"), r)
+
+
+def portable_k1e(x):
+    """exp(x) K1(x): portable_k1_series, times exp(x) on (0, 2], over sqrt(x) above; +inf at +-0, nan for x < 0."""
+    r = portable_k1_series(x)
+    r = tl.where(x <= 2.0, r * tl.math.exp(x), r / tl.math.sqrt(x))
+    return tl.where(x < 0.0, float("nan"), tl.where(x == 0.0, float("inf"), r))
+
+
 def portable_cbrt(x):
     """cbrt: exp(log|x| / 3) refined by one Newton step y += (|x| / y^2 - y) / 3; sign restored, 0/inf/nan pass through."""
     a = tl.abs(x)

@@ -244,6 +244,30 @@ def test_bessel_jy_differentiate(device):
     torch.testing.assert_close(positive.grad, -2.0 * ops.bessel_y1(p) + ops.bessel_y0(p) - ops.bessel_y1(p) / p)
 
 
+def test_bessel_k_functions_differentiate(device):
+    """K0' = -K1, K1' = -K0 - K1/x, (e^x K0)' = e^x (K0 - K1), (e^x K1)' = e^x (K1 (1 - 1/x) - K0), which torch
+    lacks: gradcheck (and second derivatives) on both tables (x <= 2 and above), and the first derivative
+    against mpmath's numerical one."""
+    @pointwise
+    def mix(x):
+        return (tm.modified_bessel_k0(x) + tm.modified_bessel_k1(x) * 0.5 + tm.scaled_modified_bessel_k0(x) * 2.0
+                + tm.scaled_modified_bessel_k1(x) * 3.0)
+
+    x = torch.tensor([0.05, 0.3, 1.0, 1.9, 2.1, 4.0, 8.5, 30.0], dtype=torch.float64, device=device)
+    x.requires_grad_()
+    assert gradcheck(mix, (x,)) and gradgradcheck(mix, (x,))
+    mix(x).sum().backward()
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.prec = 100
+
+    def true_mix(t):
+        k0, k1, e = mpmath.besselk(0, t), mpmath.besselk(1, t), mpmath.exp(t)
+        return k0 + k1 * 0.5 + e * k0 * 2 + e * k1 * 3
+
+    expected = torch.tensor([float(mpmath.diff(true_mix, mpmath.mpf(v))) for v in x.tolist()], dtype=torch.float64)
+    torch.testing.assert_close(x.grad.cpu(), expected, rtol=1e-13, atol=0.0)
+
+
 def test_rsqrt_differentiates_like_torch(device):
     @pointwise
     def inverse_norm(x, y):

@@ -50,7 +50,7 @@ FUNCS = {name[len("portable_"):]: fn for name, fn in vars(pm).items()
          if name.startswith("portable_") and inspect.isfunction(fn)}
 
 UNARY = ["expm1", "log1p", "log10", "tan", "atan", "asin", "acos", "sinh", "cosh", "tanh", "asinh",
-         "acosh", "atanh", "erfc", "erfcx", "erfinv", "ndtri", "i0", "i0e", "i1", "i1e", "lgamma", "digamma", "trigamma", "trunc", "round_half_even", "cbrt"]
+         "acosh", "atanh", "erfc", "erfcx", "erfinv", "ndtri", "i0", "i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e", "lgamma", "digamma", "trigamma", "trunc", "round_half_even", "cbrt"]
 BINARY = ["atan2", "hypot", "pow", "fmod", "nextafter", "copysign"]
 # held to absolute error near their zeros (test_bessel_jy_*), not to UNARY's relative 1e-13
 BESSEL_JY = ["bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1"]
@@ -174,6 +174,11 @@ DOMAINS = {
     # the Bessel functions: both branches' seam at 8, exp(|x|) past 709.78 (I0 and I1 overflow at ~713.98)
     **{name: lambda: _inputs(_lin(-30, 30, 2001), _pm(_geo(1e-310, 1e300, 800)), _pm(np.linspace(705, 716, 45)),
                              _pm(np.nextafter(8.0, [0.0, 9.0]))) for name in ("i0", "i0e", "i1", "i1e")},
+    # K0, K1 and the scaled forms: both tables' seam at 2, tiny and subnormal x (ln(x/2), 1/x), exp(-x)
+    # underflowing from 708 (K from ~742), x < 0 (nan)
+    **{name: lambda: _inputs(_lin(0, 20, 2001), _geo(5e-324, 1e300, 800), np.linspace(20, 760, 371),
+                             np.nextafter(2.0, [0.0, 3.0]), -_geo(1e-300, 1e3, 20))
+       for name in ("k0", "k0e", "k1", "k1e")},
     # p, and 1 - p down to the smallest subnormal p; the branches' seams at exp(-2) and 1 - exp(-2)
     "ndtri": lambda: _inputs(_lin(0, 1, 2001), _geo(5e-324, 0.5, 800), 1 - _geo(1.2e-16, 0.5, 300),
                              [0.1353352832366127, 0.13533528323661273, 0.8646647167633873, 0.8646647167633872]),
@@ -236,6 +241,26 @@ def _bessel_ref(name):
     return reference
 
 
+# torch's float64 K0 takes log(0.5 * x), which below 2^-1021 rounds x/2 (to 0 at 5e-324: K0 = +inf), and
+# its K1 at 5e-324 is log(0) I1(x) + c / x = -inf + inf, nan: there tritonize.math's stands in
+K_TORCH_WRONG = {
+    "k0": lambda x: (x > 0) & (x < 4.450147717014403e-308), "k0e": lambda x: (x > 0) & (x < 4.450147717014403e-308),
+    "k1": lambda x: x == 5e-324, "k1e": lambda x: x == 5e-324,
+}
+K_NAMES = {"k0": "modified_bessel_k0", "k1": "modified_bessel_k1", "k0e": "scaled_modified_bessel_k0",
+           "k1e": "scaled_modified_bessel_k1"}
+
+
+def _bessel_k_ref(name):
+    """torch.special's function, but where it is wrong (K_TORCH_WRONG), tritonize.math's."""
+    def reference(x):
+        wrong = K_TORCH_WRONG[name](x)
+        python = torch.tensor([getattr(tritonize.math, K_NAMES[name])(v) if w else 0.0
+                               for v, w in zip(x.tolist(), wrong.tolist())], dtype=F64)
+        return torch.where(wrong, python, getattr(torch.special, K_NAMES[name])(x))
+    return reference
+
+
 def _trigamma_ref(x):
     # torch's polygamma(1, x) reflects with sin(pi x), which is not zero at the negative integers (a
     # large finite value where trigamma has its poles, +inf as at 0) and loses pi x's bits next to them
@@ -253,6 +278,7 @@ REFERENCE = {
     "asinh": torch.asinh, "acosh": torch.acosh, "atanh": torch.atanh, "erfc": torch.erfc,
     "erfcx": torch.special.erfcx, "ndtri": torch.special.ndtri,
     "i0": _bessel_ref("i0"), "i0e": _bessel_ref("i0e"), "i1": _bessel_ref("i1"), "i1e": _bessel_ref("i1e"),
+    "k0": _bessel_k_ref("k0"), "k0e": _bessel_k_ref("k0e"), "k1": _bessel_k_ref("k1"), "k1e": _bessel_k_ref("k1e"),
     "erfinv": torch.erfinv, "lgamma": torch.lgamma, "digamma": torch.digamma, "trigamma": _trigamma_ref,
     "trunc": torch.trunc,
     "round_half_even": torch.round, "cbrt": lambda x: torch.from_numpy(np.cbrt(x.numpy())),
@@ -611,6 +637,21 @@ def test_bessel_jy_divide_twice():
         own = sum(isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) for node in ast.walk(tree))
         return own + sum(divisions(FUNCS[c[len("portable_"):]]) for c in called if c.startswith("portable_"))
     assert [divisions(FUNCS[name]) for name in BESSEL_JY] == [2, 2, 2, 2]
+
+
+# relative error against the correctly rounded value (tritonize.math's) measured on these domains: 6.4e-16
+# (k0), 7.9e-16 (k0e), 5.1e-16 (k1), 6.2e-16 (k1e), all on [0, 2] next to 2, where the Chebyshev sum in
+# x^2 - 2 cancels (at 2e4 random points on [0, 2]: 9, 8, 5 and 5 ulp; torch's own 11, 13, 7 and 5); above 2
+# the values are torch's operations in torch's order (2-4 ulp), the subnormal ones from x ~ 708 exact here
+K_RTOL = {"k0": 7e-16, "k0e": 8.5e-16, "k1": 5.5e-16, "k1e": 6.5e-16}
+
+
+@pytest.mark.parametrize("name", sorted(K_RTOL))
+def test_bessel_k_true_value(name):
+    x = DOMAINS[name]()
+    x = x[x.isfinite()]
+    truth = torch.tensor([getattr(tritonize.math, K_NAMES[name])(v) for v in x.tolist()], dtype=F64)
+    assert_matches(run(name, x), truth, K_RTOL[name], 1e-323, inputs=(x,))
 
 
 def _trigamma_true(mp, x):

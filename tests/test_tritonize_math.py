@@ -1,5 +1,6 @@
 """tritonize.math: the functions Python's math lacks (erfinv, erfcx, ndtri, digamma, trigamma, i0, i0e, i1, i1e,
-bessel_j0, bessel_j1, bessel_y0, bessel_y1, fma, rsqrt), in @pointwise bodies
+bessel_j0, bessel_j1, bessel_y0, bessel_y1, modified_bessel_k0, modified_bessel_k1 and their scaled forms, fma,
+rsqrt), in @pointwise bodies
 and as plain Python.
 
 Plain Python: each function against torch.special in float64 and against mpmath, over the
@@ -55,6 +56,8 @@ def torch_can_judge(name, x: torch.Tensor) -> torch.Tensor:
         if name == "bessel_y1":
             keep &= ~((x > 0) & (x < 5.6e-309))
         return x[keep]
+    if name in ("modified_bessel_k0", "scaled_modified_bessel_k0"):  # torch's log(0.5 * x) rounds x/2 below 2^-1021
+        return x[~((x > 0) & (x < 4.450147717014403e-308))]
     return x
 
 
@@ -71,6 +74,10 @@ THEIRS = {
     "bessel_j1": lambda x: torch.where(x.isinf(), torch.copysign(torch.zeros_like(x), x), torch.special.bessel_j1(x)),
     "bessel_y0": lambda x: torch.where(x == math.inf, 0.0, torch.special.bessel_y0(x)),
     "bessel_y1": lambda x: torch.where(x == math.inf, 0.0, torch.special.bessel_y1(x)),
+    # torch's K1 at 5e-324 is log(0) I1(x) + c / x = -inf + inf: nan, where 1/x overflows (+inf)
+    "modified_bessel_k1": lambda x: torch.where(x == 5e-324, math.inf, torch.special.modified_bessel_k1(x)),
+    "scaled_modified_bessel_k1": lambda x: torch.where(x == 5e-324, math.inf,
+                                                       torch.special.scaled_modified_bessel_k1(x)),
 }
 
 
@@ -219,6 +226,32 @@ def test_bessel_jy_special_values():
     assert all(math.isnan(f(math.nan)) for f in (tm.bessel_j0, tm.bessel_j1))
 
 
+BESSEL_K_TRUE = {
+    "modified_bessel_k0": lambda mp, t: mp.besselk(0, t), "modified_bessel_k1": lambda mp, t: mp.besselk(1, t),
+    "scaled_modified_bessel_k0": lambda mp, t: mp.exp(t) * mp.besselk(0, t),
+    "scaled_modified_bessel_k1": lambda mp, t: mp.exp(t) * mp.besselk(1, t),
+}
+K_DOMAIN = {"modified_bessel_k0": "k0", "modified_bessel_k1": "k1", "scaled_modified_bessel_k0": "k0e",
+            "scaled_modified_bessel_k1": "k1e"}
+
+
+@pytest.mark.parametrize("name", sorted(BESSEL_K_TRUE))
+def test_bessel_k_matches_torch_and_is_correctly_rounded(name):
+    """Against torch where it is right (torch_can_judge, THEIRS) and the true value within half an ulp,
+    subnormal K (x from ~708) and subnormal x included; mpmath on every fifth point (it takes ~0.1 s a
+    value near x = 50)."""
+    x = DOMAINS[K_DOMAIN[name]]()
+    theirs = THEIRS.get(name) or getattr(torch.special, name)
+    judged = torch_can_judge(name, x)
+    assert_matches(plain(getattr(tm, name), judged), theirs(judged), 1e-13, 0.0, inputs=(judged,))
+    x = x[(x > 0) & (x < 760)][::5]
+    # 5e-324: mpmath's float() of a subnormal may round twice
+    assert_matches(plain(getattr(tm, name), x), _mp_ref(BESSEL_K_TRUE[name], x), 1.2e-16, 5e-324, inputs=(x,))
+    assert [getattr(tm, name)(v) for v in (0.0, -0.0, math.inf, True)] == [math.inf, math.inf, 0.0,
+                                                                         getattr(tm, name)(1.0)]
+    assert all(math.isnan(getattr(tm, name)(v)) for v in (-5e-324, -1.0, -math.inf, math.nan))
+
+
 # -- in a user's @pointwise function ----------------------------------------------------------
 
 def special(p, scale):
@@ -349,6 +382,34 @@ def test_bessel_jy_in_a_user_function(data, device):
     for got, column in zip((first, second), values):
         python_values = torch.tensor(column, dtype=F64).reshape(x.shape).to(result_dtype).double()
         torch.testing.assert_close(got.double().cpu(), python_values, rtol=rtol, atol=atol, equal_nan=True)
+
+
+def bessel_k_mix(x):
+    return (tm.modified_bessel_k0(x) + 0.5 * tm.modified_bessel_k1(x),
+            tm.scaled_modified_bessel_k0(x) + tm.scaled_modified_bessel_k1(x))
+
+
+BESSEL_K_MIX = pointwise(bessel_k_mix)
+
+
+@given(data=st.data())
+def test_bessel_k_functions_in_a_user_function(data, device):
+    """Every dtype (integers give float32: K(0) = +inf, nan below), shapes and layouts, both tables (x <= 2
+    and above) and x < 0: against torch in float64, rounded once, and the scalar function run as plain Python."""
+    shape = data.draw(shapes(max_rank=3), label="shape")
+    dtype = data.draw(st.sampled_from(FLOAT_DTYPES + INT_DTYPES[:1]), label="dtype")
+    generator = torch.Generator().manual_seed(data.draw(st.integers(0, 2**31 - 1), label="seed"))
+    low, high = data.draw(st.sampled_from([(0, 2), (0, 30), (-1, 8)]), label="range")
+    x = data.draw(laid_out(make_values(shape, dtype, generator, low, high), device), label="x")
+    unscaled, scaled = BESSEL_K_MIX(x)
+    result_dtype = x.dtype if x.is_floating_point() else torch.float32
+    assert unscaled.dtype == scaled.dtype == result_dtype and unscaled.shape == scaled.shape == x.shape
+    xd = x.double()
+    special = torch.special
+    references = (special.modified_bessel_k0(xd) + 0.5 * special.modified_bessel_k1(xd),
+                  special.scaled_modified_bessel_k0(xd) + special.scaled_modified_bessel_k1(xd))
+    rtol, atol = TOLERANCE[result_dtype]
+    assert_outputs_match(bessel_k_mix, [x], (unscaled, scaled), references, rtol, atol)
 
 
 def gamma_derivatives(x):
