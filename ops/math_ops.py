@@ -1,14 +1,16 @@
 """Math: exp, log and their variants, roots, trigonometric and hyperbolic functions and their
 inverses, erf/erfc/erfinv, rounding (ceil, floor, round, trunc, frac), deg2rad/rad2deg,
 sigmoid, logit, lgamma, digamma, polygamma of orders 0 and 1, sinc, i0 and torch.special's entr, ndtr,
-ndtri, log_ndtr, erfcx, i0e, i1, i1e, spherical_bessel_j0, bessel_j0, bessel_j1, bessel_y0 and bessel_y1.
+ndtri, log_ndtr, erfcx, i0e, i1, i1e, spherical_bessel_j0, bessel_j0, bessel_j1, bessel_y0, bessel_y1 and the
+modified_bessel_ (i0, i1, k0, k1) and scaled_modified_bessel_ (k0, k1) functions.
 Integer and bool inputs give float32, as in torch.
 
 erfinv, erfcx, ndtri, digamma, trigamma and the Bessel functions, which Python's `math` lacks, come from
 `tritonize.math`: rows of the math table like the rest (erfinv, erfcx, ndtri, i0, i1: libdevice on CUDA in float32
 or float64; digamma, trigamma, i0e and i1e:
-composites of their own, float32 ones for float32 and 16-bit work on CUDA; bessel_j0, j1, y0 and y1: float64
-composites on both, float32 work rounded once; the interpreter computes them all in float64 and rounds once).
+composites of their own, float32 ones for float32 and 16-bit work on CUDA; bessel_j0, j1, y0 and y1 and the K
+functions: float64 composites on both, float32 work rounded once; the interpreter computes them all in float64
+and rounds once).
 """
 from __future__ import annotations
 
@@ -300,6 +302,26 @@ def bessel_y1_kernel(input):
     return tmath.bessel_y1(input)
 
 
+@pointwise
+def modified_bessel_k0_kernel(input):
+    return tmath.modified_bessel_k0(input)
+
+
+@pointwise
+def modified_bessel_k1_kernel(input):
+    return tmath.modified_bessel_k1(input)
+
+
+@pointwise
+def scaled_modified_bessel_k0_kernel(input):
+    return tmath.scaled_modified_bessel_k0(input)
+
+
+@pointwise
+def scaled_modified_bessel_k1_kernel(input):
+    return tmath.scaled_modified_bessel_k1(input)
+
+
 @pointwise(promotion="int_to_float")
 def spherical_bessel_j0_kernel(input):
     # ATen's: sin(x) / x, and its Taylor series below 0.5, where the quotient would lose bits to the sine's
@@ -453,6 +475,26 @@ i0e = _function("i0e", i0e_kernel, doc="torch.special.i0e, exp(-|x|) I0(x), as a
 i1 = _function("i1", i1_kernel, doc="torch.special.i1, the modified Bessel function of order 1, as a tritonize "
                                     "kernel.")
 i1e = _function("i1e", i1e_kernel, doc="torch.special.i1e, exp(-|x|) I1(x), as a tritonize kernel.")
+# torch.special's modified_bessel_* (ATen's Cephes kernels, float32 and float64 only: _no_16_bit). Its
+# modified_bessel_i0 is torch.i0's values (the same Cephes table and operations) and modified_bessel_i1
+# special.i1's within 2 float64 ulp (the same table, multiplied in another order): the i0 and i1 kernels,
+# as accurate against both (and +-inf at +-inf, -0.0 kept in i1, where torch gives nan and +0.0)
+modified_bessel_i0 = _function("modified_bessel_i0", i0_kernel, _no_16_bit("modified_bessel_i0"),
+                               "torch.special.modified_bessel_i0, I0(x), as a tritonize kernel.")
+modified_bessel_i1 = _function("modified_bessel_i1", i1_kernel, _no_16_bit("modified_bessel_i1"),
+                               "torch.special.modified_bessel_i1, I1(x), as a tritonize kernel.")
+modified_bessel_k0 = _function("modified_bessel_k0", modified_bessel_k0_kernel, _no_16_bit("modified_bessel_k0"),
+                               "torch.special.modified_bessel_k0, K0(x) (+inf at 0, nan below), as a tritonize "
+                               "kernel.")
+modified_bessel_k1 = _function("modified_bessel_k1", modified_bessel_k1_kernel, _no_16_bit("modified_bessel_k1"),
+                               "torch.special.modified_bessel_k1, K1(x) (+inf at 0, nan below), as a tritonize "
+                               "kernel.")
+scaled_modified_bessel_k0 = _function("scaled_modified_bessel_k0", scaled_modified_bessel_k0_kernel,
+                                      _no_16_bit("scaled_modified_bessel_k0"),
+                                      "torch.special.scaled_modified_bessel_k0, exp(x) K0(x), as a tritonize kernel.")
+scaled_modified_bessel_k1 = _function("scaled_modified_bessel_k1", scaled_modified_bessel_k1_kernel,
+                                      _no_16_bit("scaled_modified_bessel_k1"),
+                                      "torch.special.scaled_modified_bessel_k1, exp(x) K1(x), as a tritonize kernel.")
 
 
 def _polygamma_kernel(n):

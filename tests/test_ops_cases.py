@@ -244,6 +244,20 @@ MATH = [
     *[Case(f"{name}{suffix}", name, (domain,), ref=getattr(torch.special, name), inplace=False, floats=(torch.float32,))
       for name in ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1")
       for suffix, domain in (("", T(-2.0, 2.0)), ("_far", T(25.0, 400.0)))],
+    # torch.special's modified_bessel_* and scaled_modified_bessel_*: float32 and float64 only as well; K is
+    # defined for x > 0 (+inf at 0, nan below: the dtype tests' integers reach both)
+    unary("modified_bessel_i0", domain=T(-12.0, 12.0), ref=torch.special.modified_bessel_i0, inplace=False,
+          floats=(torch.float32,)),
+    unary("modified_bessel_i1", domain=T(-12.0, 12.0), ref=torch.special.modified_bessel_i1, inplace=False,
+          floats=(torch.float32,)),
+    unary("modified_bessel_k0", domain=T(0.0, 12.0), ref=torch.special.modified_bessel_k0, inplace=False,
+          floats=(torch.float32,)),
+    unary("modified_bessel_k1", domain=T(0.0, 12.0), ref=torch.special.modified_bessel_k1, inplace=False,
+          floats=(torch.float32,)),
+    unary("scaled_modified_bessel_k0", domain=T(0.0, 30.0), ref=torch.special.scaled_modified_bessel_k0,
+          inplace=False, floats=(torch.float32,)),
+    unary("scaled_modified_bessel_k1", domain=T(0.0, 30.0), ref=torch.special.scaled_modified_bessel_k1,
+          inplace=False, floats=(torch.float32,)),
 ]
 
 COMPARISON = [

@@ -51,13 +51,16 @@ UNARY = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt
          "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "erfc", "erfinv", "ceil", "floor",
          "round", "trunc", "frac", "deg2rad", "rad2deg", "sigmoid", "logit", "lgamma", "digamma", "sinc", "entr", "ndtr",
          "ndtri", "log_ndtr", "erfcx", "i0", "i0e", "i1", "i1e", "spherical_bessel_j0", "bessel_j0", "bessel_j1",
-         "bessel_y0", "bessel_y1",
+         "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
+         "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
          "neg", "reciprocal",
          "abs", "sign", "square", "nan_to_num", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit"]
 EXACT = {"ceil", "floor", "round", "trunc", "frac", "neg", "abs", "sign", "square", "nan_to_num", "isnan", "isinf",
          "isfinite", "isposinf", "isneginf", "signbit"}
 DTYPES = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
-NO_16_BIT = {"ndtri", "log_ndtr", "erfcx", "spherical_bessel_j0", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1"}
+NO_16_BIT = {"ndtri", "log_ndtr", "erfcx", "spherical_bessel_j0", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1",
+             "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
+             "scaled_modified_bessel_k0", "scaled_modified_bessel_k1"}
 # torch's i0 and i1 are nan at +-inf (exp(inf) times a series over sqrt(inf)), and its i1 and i1e +0.0 at
 # -0.0, where these odd functions keep the sign (test_tritonize_math.py holds the values to the truth)
 # torch's J and Y are nan at +inf (J at -inf too), where they tend to 0, and its float64 ones 1e-9 off at 10
@@ -69,6 +72,7 @@ TORCH_WRONG = {
     **{name: lambda x, theirs, name=name: _bessel_jy_where_torch_is_wrong(name, x, theirs)
        for name in ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1")},
 }
+TORCH_WRONG["modified_bessel_i0"], TORCH_WRONG["modified_bessel_i1"] = TORCH_WRONG["i0"], TORCH_WRONG["i1"]
 
 
 def _bessel_jy_where_torch_is_wrong(name, x, theirs):
