@@ -20,7 +20,7 @@ from fractions import Fraction as _Fraction
 
 __all__ = ["erfinv", "erfcx", "ndtri", "digamma", "trigamma", "i0", "i0e", "i1", "i1e", "bessel_j0", "bessel_j1",
            "bessel_y0", "bessel_y1", "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0",
-           "scaled_modified_bessel_k1", "fma", "rsqrt"]
+           "scaled_modified_bessel_k1", "airy_ai", "fma", "rsqrt"]
 
 _TWO_OVER_SQRT_PI = 1.1283791670955126
 _INV_SQRT_PI = 0.5641895835477563
@@ -793,3 +793,134 @@ def scaled_modified_bessel_k1(x) -> float:
     series times exp(x) below 45, the asymptotic sum with e^-x cancelled above; correctly rounded but
     within ~2^-150 of a boundary."""
     return _bessel_k(x, 1, True)
+
+
+# -- the Airy function Ai ------------------------------------------------------------------------
+# Maclaurin series below |x| = _AIRY_SWITCH, Ai(x) = Ai(0) f(x) + Ai'(0) g(x),
+# f = sum_k x^3k / prod_j (3j - 1) 3j, g = x sum_k x^3k / prod_j 3j (3j + 1): it cancels to e^-2zeta of its terms
+# for x > 0 (zeta = 2/3 |x|^(3/2), 46.7 at 17: 2^135) and to ~e^-zeta for x < 0, which _AIRY_GUARD bits
+# leave ~280 beyond. Above, the asymptotic expansions (DLMF 9.7.5, 9.7.9) with u_k = u_(k-1) (6k - 5)(6k - 3)
+# (6k - 1) / ((2k - 1) 216 k), to their smallest term (~e^-2zeta): e^-zeta / (2 sqrt(pi) x^(1/4)) sum (-1)^k
+# u_k / zeta^k for x > 0, and (cos(zeta - pi/4) P + sin(zeta - pi/4) Q) / (sqrt(pi) |x|^(1/4)) for x < 0, the
+# phase reduced with as many more bits of pi (Machin's formula) as zeta has.
+
+_AIRY_GUARD = 420
+_AIRY_SWITCH = 17.0
+_AIRY_UNDERFLOW = 108.0  # Ai(x) < 2.4e-324 (half the smallest subnormal) from ~107.5
+_AI0 = _Fraction("0.355028053887817239260063186004183176397979174199177240583326510300810042450126712957174")
+_AIP0 = _Fraction("-0.258819403792806798405183560189203963479091138354934582210001813856102772676790280654196")
+_PI_CACHE: dict = {}
+
+
+def _pi_fixed(bits: int) -> int:
+    """floor(pi 2^bits), within a few units: Machin's 16 atan(1/5) - 4 atan(1/239) with 20 guard bits."""
+    if bits not in _PI_CACHE:
+        g = bits + 20
+
+        def atan_inv(n):
+            power = (1 << g) // n
+            total, k, sign = 0, 0, 1
+            while power:
+                total += sign * (power // (2 * k + 1))
+                power //= n * n
+                k, sign = k + 1, -sign
+            return total
+
+        _PI_CACHE[bits] = (16 * atan_inv(5) - 4 * atan_inv(239)) >> 20
+    return _PI_CACHE[bits]
+
+
+def _airy_series(a: _Fraction) -> int:
+    """Ai(a) * 2^_AIRY_GUARD by the Maclaurin series (|a| < _AIRY_SWITCH)."""
+    g = _AIRY_GUARD
+    z = a ** 3
+    zn, zd = abs(z.numerator), z.denominator
+    negative = z < 0
+    totals = []
+    for shift in (0, 1):  # f, then g / a: the ratios z / ((3k - 1) 3k) and z / (3k (3k + 1))
+        term = total = 1 << g
+        k = 1
+        while term:
+            term = term * zn // (zd * (3 * k - 1 + shift) * (3 * k + shift))
+            total += -term if negative and k % 2 else term
+            k += 1
+        totals.append(total)
+    f, g_over_a = totals
+    return (_AI0.numerator * f * _AIP0.denominator * a.denominator
+            + _AIP0.numerator * g_over_a * _AI0.denominator * a.numerator) // (
+            _AI0.denominator * _AIP0.denominator * a.denominator)
+
+
+def _airy_asymptotic_terms(zeta: int, bits: int) -> list:
+    """u_k / zeta^k * 2^bits (zeta given as zeta * 2^bits), k = 0, 1, ... up to the smallest."""
+    terms = [1 << bits]
+    k = 1
+    while True:
+        new = terms[-1] * (6 * k - 5) * (6 * k - 3) * (6 * k - 1) // ((2 * k - 1) * 216 * k) * (1 << bits) // zeta
+        if new >= terms[-1] or new == 0:
+            return terms
+        terms.append(new)
+        k += 1
+
+
+def airy_ai(x) -> float:
+    """The Airy function Ai, as torch.special.airy_ai: 0.355... at 0, oscillating for x < 0, decaying as
+    exp(-2/3 x^(3/2)) for x > 0 (subnormal from ~103.9, where torch's is already 0; 0 from ~107.5); 0 at
+    +-inf (torch's: nan), nan at nan. The true value at every finite x, also below ~-1e205, where the
+    kernels (and torch) give nan: 2/3 |x|^(3/2) overflows there, and with it the phase.
+
+    |x| < 17: the Maclaurin series Ai(0) f(x) + Ai'(0) g(x); above, the asymptotic expansions in zeta =
+    2/3 |x|^(3/2) to their smallest term (~e^-2zeta), the phase of the oscillating one reduced with
+    Machin's pi to as many bits as zeta needs. In integer fixed point, rounded once: correctly rounded
+    but within ~2^-150 of a boundary (or of a zero of Ai).
+    """
+    x = float(x)
+    if x != x:
+        return x
+    if abs(x) == _math.inf or x > _AIRY_UNDERFLOW:
+        return 0.0
+    a = _Fraction(x)
+    g = _AIRY_GUARD
+    if abs(x) < _AIRY_SWITCH:
+        return _ratio(_airy_series(a), 1 << g)
+    t = abs(a)
+    # extra bits: zeta's integer part, so that the phase keeps g fraction bits after the reduction
+    w = g + max(0, int(abs(x)) .bit_length() * 3 // 2 + 8)
+    sqrt_t = _math.isqrt((t.numerator << (2 * w)) // t.denominator)  # sqrt(t) 2^w
+    zeta = 2 * t.numerator * sqrt_t // (3 * t.denominator)  # zeta 2^w
+    quarter = _math.isqrt(sqrt_t << w)  # t^(1/4) 2^w
+    pi = _pi_fixed(w)
+    sqrt_pi = _math.isqrt(pi << w)  # sqrt(pi) 2^w
+    terms = _airy_asymptotic_terms(zeta >> (w - g), g)
+    if x > 0:
+        total = sum(-u if k % 2 else u for k, u in enumerate(terms))
+        num = total << (2 * w - g + _GUARD)  # sum 2^(2w + _GUARD)
+        den = 2 * sqrt_pi * quarter * _exp_fixed(_Fraction(zeta, 1 << w))
+        return _ratio(num, den)
+    p = sum(u if k % 4 == 0 else -u for k, u in enumerate(terms) if k % 2 == 0)
+    q = sum(u if k % 4 == 1 else -u for k, u in enumerate(terms) if k % 2 == 1)
+    theta = (zeta - pi // 4) % (2 * pi)  # zeta - pi/4 reduced to [0, 2 pi), 2^w
+    sin, cos = _sin_cos_fixed(theta, w)
+    num = (cos * p + sin * q) >> (w - g)  # 2^(2g)
+    return _ratio(num << (2 * w - 2 * g), sqrt_pi * quarter)
+
+
+def _sin_cos_fixed(theta: int, bits: int) -> tuple:
+    """sin and cos of theta (theta 2^bits, 0 <= theta < 7) times 2^bits, by their Taylor series with 20
+    guard bits."""
+    g = bits + 20
+    t = theta << 20
+    term, n = 1 << g, 0
+    sin = cos = 0
+    while term:
+        if n % 4 == 0:
+            cos += term
+        elif n % 4 == 1:
+            sin += term
+        elif n % 4 == 2:
+            cos -= term
+        else:
+            sin -= term
+        n += 1
+        term = term * t // (n << g)
+    return sin >> 20, cos >> 20

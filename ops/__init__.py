@@ -43,7 +43,7 @@ from tritonize.ops.math_ops import (acos, acos_, acosh, acosh_, arccos, arccos_,
                                     rsqrt_, sigmoid, sigmoid_, sin, sin_, sinc, sinc_, sinh, sinh_, spherical_bessel_j0, sqrt, sqrt_, tan, tan_,
                                     tanh, tanh_, trunc, trunc_)
 from tritonize.ops.math_ops import (modified_bessel_i0, modified_bessel_i1, modified_bessel_k0, modified_bessel_k1,
-                                    scaled_modified_bessel_k0, scaled_modified_bessel_k1)
+                                    scaled_modified_bessel_k0, scaled_modified_bessel_k1, airy_ai)
 from tritonize.ops.backward import (binary_cross_entropy_backward, elu_backward, gelu_backward,
                                     hardsigmoid_backward, hardswish_backward, hardtanh_backward, huber_loss_backward,
                                     leaky_relu_backward, logit_backward, mse_loss_backward, prelu_backward,

@@ -1,16 +1,16 @@
 """Math: exp, log and their variants, roots, trigonometric and hyperbolic functions and their
 inverses, erf/erfc/erfinv, rounding (ceil, floor, round, trunc, frac), deg2rad/rad2deg,
 sigmoid, logit, lgamma, digamma, polygamma of orders 0 and 1, sinc, i0 and torch.special's entr, ndtr,
-ndtri, log_ndtr, erfcx, i0e, i1, i1e, spherical_bessel_j0, bessel_j0, bessel_j1, bessel_y0, bessel_y1 and the
-modified_bessel_ (i0, i1, k0, k1) and scaled_modified_bessel_ (k0, k1) functions.
+ndtri, log_ndtr, erfcx, i0e, i1, i1e, spherical_bessel_j0, bessel_j0, bessel_j1, bessel_y0, bessel_y1, the
+modified_bessel_ (i0, i1, k0, k1) and scaled_modified_bessel_ (k0, k1) functions and airy_ai.
 Integer and bool inputs give float32, as in torch.
 
 erfinv, erfcx, ndtri, digamma, trigamma and the Bessel functions, which Python's `math` lacks, come from
 `tritonize.math`: rows of the math table like the rest (erfinv, erfcx, ndtri, i0, i1: libdevice on CUDA in float32
 or float64; digamma, trigamma, i0e and i1e:
-composites of their own, float32 ones for float32 and 16-bit work on CUDA; bessel_j0, j1, y0 and y1 and the K
-functions: float64 composites on both, float32 work rounded once; the interpreter computes them all in float64
-and rounds once).
+composites of their own, float32 ones for float32 and 16-bit work on CUDA; bessel_j0, j1, y0 and y1, the K
+functions and airy_ai: float64 composites on both, float32 work rounded once; the interpreter computes them
+all in float64 and rounds once).
 """
 from __future__ import annotations
 
@@ -322,6 +322,11 @@ def scaled_modified_bessel_k1_kernel(input):
     return tmath.scaled_modified_bessel_k1(input)
 
 
+@pointwise
+def airy_ai_kernel(input):
+    return tmath.airy_ai(input)
+
+
 @pointwise(promotion="int_to_float")
 def spherical_bessel_j0_kernel(input):
     # ATen's: sin(x) / x, and its Taylor series below 0.5, where the quotient would lose bits to the sine's
@@ -495,6 +500,10 @@ scaled_modified_bessel_k0 = _function("scaled_modified_bessel_k0", scaled_modifi
 scaled_modified_bessel_k1 = _function("scaled_modified_bessel_k1", scaled_modified_bessel_k1_kernel,
                                       _no_16_bit("scaled_modified_bessel_k1"),
                                       "torch.special.scaled_modified_bessel_k1, exp(x) K1(x), as a tritonize kernel.")
+# float32 and float64 only too; Cephes' approximations with the leading 1 of their denominators for x < -2.09,
+# which ATen's loops leave out (portable_math.portable_airy_ai): torch's is up to 1.7e-5 off there
+airy_ai = _function("airy_ai", airy_ai_kernel, _no_16_bit("airy_ai"),
+                    "torch.special.airy_ai, the Airy function Ai(x), as a tritonize kernel.")
 
 
 def _polygamma_kernel(n):

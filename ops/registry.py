@@ -39,7 +39,7 @@ from tritonize.passes.type_rules import SUPPORTED_DTYPES
 DISPATCH_KEYS = {"cuda": "CUDA", "cpu": "CPU"}
 
 # aten argument names that tritonize.ops functions spell differently
-# x: special_spherical_bessel_j0's, special_scaled_modified_bessel_k0's and _k1's
+# x: special_spherical_bessel_j0's, special_scaled_modified_bessel_k0's and _k1's, special_airy_ai's
 _RENAMED = {"self": "input", "grad_input": "out", "x": "input"}
 
 
@@ -126,7 +126,7 @@ def _build_table() -> dict:
     for name in ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1"):
         add(f"special_{name}{{,.out}}", getattr(mth, name))
     for name in ("modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
-                 "scaled_modified_bessel_k0", "scaled_modified_bessel_k1"):
+                 "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "airy_ai"):
         add(f"special_{name}{{,.out}}", getattr(mth, name))
     add("polygamma{,.out}", mth.polygamma)
     add("polygamma_", mth.polygamma_)

@@ -110,6 +110,8 @@ MATH_TABLE: dict[str, MathFn] = {
     "modified_bessel_k1": _f(1, "portable_k1(a)", "portable_k1(a)"),
     "scaled_modified_bessel_k0": _f(1, "portable_k0e(a)", "portable_k0e(a)"),
     "scaled_modified_bessel_k1": _f(1, "portable_k1e(a)", "portable_k1e(a)"),
+    # torch.special.airy_ai: a float64 composite (Cephes' approximations) on both columns too
+    "airy_ai": _f(1, "portable_airy_ai(a)", "portable_airy_ai(a)"),
     # CUDA's rsqrtf, which torch.rsqrt calls (within 2 ulp); the portable column divides in float64
     "rsqrt": _f(1, "libdevice.rsqrt(a)", "1.0 / tl.sqrt(a)"),
     # also the derivative of lgamma; libdevice has none, so CUDA runs the portable composite too

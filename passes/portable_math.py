@@ -30,7 +30,8 @@ kernel module:
 
 Accuracy: relative error <= 1e-13 against the true float64 value over the
 whole domain (most functions are within a few ulp), except where a docstring
-says otherwise (lgamma and digamma next to their negative zeros).
+says otherwise (lgamma and digamma next to their negative zeros; airy_ai, whose
+Cephes steps leave ~zeta 2^-53, zeta = 2/3 |x|^(3/2), beyond |x| = 2.09).
 """
 
 import triton.language as tl
@@ -1727,6 +1728,114 @@ def portable_k1e(x):
     r = portable_k1_series(x)
     r = tl.where(x <= 2.0, r * tl.math.exp(x), r / tl.math.sqrt(x))
     return tl.where(x < 0.0, float("nan"), tl.where(x == 0.0, float("inf"), r))
+
+
+# portable_airy_ai: torch.special.airy_ai, ATen's airy_ai_forward (Cephes' airy): below -2.09 its rational
+# functions of z = 1/zeta, zeta = 2/3 |x|^(3/2), with sin and cos of zeta + pi/4 (the phase's rounding, ~|zeta|
+# 2^-53, is its error there: relative to the amplitude 2e-14 at x = -30, 4e-13 at -200), their denominators
+# with Cephes' leading 1 (p1evl), which ATen's loops (CPU and CUDA) leave out: torch's Ai is 1.7e-5 off at
+# x = -2.1 (6e-6 of the amplitude), where z^2 ~ 0.24 and the lost z^18, z^20 still count; from 2.09 its rational
+# function of 1/zeta over exp(zeta), and from 103.892, where torch returns 0, times exp(-zeta) so that the
+# subnormal Ai keeps its value (0 from ~107.5); between, the Maclaurin series Ai(0) f - |Ai'(0)| g, f = sum_k
+# x^3k / prod_j (3j - 1) 3j and g = x sum_k x^3k / prod_j 3j (3j + 1), where torch loops until a term is below
+# epsilon of the sum: 14 terms each (k <= 13), their tails for |x|^3 <= 2.09^3 below 2^-66 of Ai(2.09) ~ 0.03,
+# the least Ai on [-2.09, 2.09] (the series cancels there, as torch's, to 0.03 of its 1.1 and 0.62: ~24 ulp).
+# Each range is computed for every element and one selected; 0 at +-inf (torch: nan), nan at nan (the series).
+def portable_airy_ai(x):
+    """Ai(x): Cephes' rational functions of 1/zeta (zeta = 2/3 |x|^(3/2)) with sin and cos for x < -2.09, over exp(zeta) for x >= 2.09, the Maclaurin series (14 terms) between."""
+    a = tl.abs(x)
+    r = tl.math.sqrt(a)
+    zeta = 2.0 * a * r / 3.0
+    z = 1.0 / zeta
+    zz = z * z
+    afn = zz * -0.1316963234183318 - 0.6264565444319123
+    afn = afn * zz - 0.6931580360369335
+    afn = afn * zz - 0.2797799815451191
+    afn = afn * zz - 0.04919001326095003
+    afn = afn * zz - 0.004062659235948854
+    afn = afn * zz - 0.0001592764962392621
+    afn = afn * zz - 2.776491081552329e-06
+    afn = afn * zz - 1.6778769848911465e-08
+    afd = zz + 13.356042070655324
+    afd = afd * zz + 32.682503279522464
+    afd = afd * zz + 26.736704094149957
+    afd = afd * zz + 9.187074029072596
+    afd = afd * zz + 1.4752914677166642
+    afd = afd * zz + 0.11568717379518804
+    afd = afd * zz + 0.004402916416152112
+    afd = afd * zz + 7.547203482874142e-05
+    afd = afd * zz + 4.5185009297058035e-07
+    agn = zz * 0.01973399320916857 + 0.39110302961568827
+    agn = agn * zz + 1.0657989759959559
+    agn = agn * zz + 0.9391692298166502
+    agn = agn * zz + 0.35146565610554764
+    agn = agn * zz + 0.06338889196289255
+    agn = agn * zz + 0.005858041130483885
+    agn = agn * zz + 0.000282851600836737
+    agn = agn * zz + 6.98793669997261e-06
+    agn = agn * zz + 8.117892395543892e-08
+    agn = agn * zz + 3.415517847659236e-10
+    agd = zz + 9.30892908077442
+    agd = agd * zz + 19.835292871831214
+    agd = agd * zz + 15.564662893286462
+    agd = agd * zz + 5.476860694229755
+    agd = agd * zz + 0.9542936116189619
+    agd = agd * zz + 0.08645808263523921
+    agd = agd * zz + 0.004126565238242226
+    agd = agd * zz + 0.00010125908511650914
+    agd = agd * zz + 1.1716673321441352e-06
+    agd = agd * zz + 4.9183457006293e-09
+    t = zeta + 0.7853981633974483
+    oscillating = 0.5641895835477563 / tl.math.sqrt(r) * (
+        tl.math.sin(t) * (1.0 + zz * afn / afd) - tl.math.cos(t) * (z * agn / agd))
+    an = z * 0.346538101525629 + 12.007595273964581
+    an = an * z + 76.27960536152345
+    an = an * z + 168.08922493463058
+    an = an * z + 159.75639135016442
+    an = an * z + 70.53609068404442
+    an = an * z + 14.026469116338967
+    an = an * z + 1.0
+    ad = z * 0.5675945326387702 + 14.75625625848472
+    ad = ad * z + 84.51389701414746
+    ad = ad * z + 177.31808814540045
+    ad = ad * z + 164.2346928715297
+    ad = ad * z + 71.47784008255756
+    ad = ad * z + 14.095913560783403
+    ad = ad * z + 1.0
+    beyond = x > 103.892
+    e = tl.math.exp(tl.where(beyond, zeta * -1.0, zeta))
+    p = 0.5641895835477563 * (an / ad)
+    decaying = tl.where(beyond, p / (2.0 * tl.math.sqrt(r)) * e, p / (2.0 * tl.math.sqrt(r) * e))
+    c = x * x * x
+    f = c * 3.2580140002112767e-32 + 4.8283767483131115e-29
+    f = f * c + 6.083754702874521e-26
+    f = f * c + 6.424444966235494e-23
+    f = f * c + 5.589267120624879e-20
+    f = f * c + 3.9236655186786654e-17
+    f = f * c + 2.1658633663106234e-14
+    f = f * c + 9.096626138504618e-12
+    f = f * c + 2.7835675983824134e-09
+    f = f * c + 5.845491956603068e-07
+    f = f * c + 7.716049382716049e-05
+    f = f * c + 0.005555555555555556
+    f = f * c + 0.16666666666666666
+    f = f * c + 1.0
+    g = c * 3.789181060402653e-33 + 5.911122454228139e-30
+    g = g * c + 7.87361510903188e-27
+    g = g * c + 8.83419615233377e-24
+    g = g * c + 8.215802421670406e-21
+    g = g * c + 6.211146630782827e-18
+    g = g * c + 3.726687978469696e-15
+    g = g * c + 1.7217298460529996e-12
+    g = g * c + 5.888316073501258e-10
+    g = g * c + 1.413195857640302e-07
+    g = g * c + 2.2045855379188714e-05
+    g = g * c + 0.001984126984126984
+    g = g * c + 0.08333333333333333
+    g = g * c + 1.0
+    series = 0.3550280538878172 * f - 0.2588194037928068 * (x * g)
+    ai = tl.where(x < -2.09, oscillating, tl.where(x >= 2.09, decaying, series))
+    return tl.where(a == float("inf"), 0.0, ai)
 
 
 def portable_cbrt(x):

@@ -50,7 +50,7 @@ FUNCS = {name[len("portable_"):]: fn for name, fn in vars(pm).items()
          if name.startswith("portable_") and inspect.isfunction(fn)}
 
 UNARY = ["expm1", "log1p", "log10", "tan", "atan", "asin", "acos", "sinh", "cosh", "tanh", "asinh",
-         "acosh", "atanh", "erfc", "erfcx", "erfinv", "ndtri", "i0", "i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e", "lgamma", "digamma", "trigamma", "trunc", "round_half_even", "cbrt"]
+         "acosh", "atanh", "erfc", "erfcx", "erfinv", "ndtri", "i0", "i0e", "i1", "i1e", "k0", "k0e", "k1", "k1e", "airy_ai", "lgamma", "digamma", "trigamma", "trunc", "round_half_even", "cbrt"]
 BINARY = ["atan2", "hypot", "pow", "fmod", "nextafter", "copysign"]
 # held to absolute error near their zeros (test_bessel_jy_*), not to UNARY's relative 1e-13
 BESSEL_JY = ["bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1"]
@@ -179,6 +179,10 @@ DOMAINS = {
     **{name: lambda: _inputs(_lin(0, 20, 2001), _geo(5e-324, 1e300, 800), np.linspace(20, 760, 371),
                              np.nextafter(2.0, [0.0, 3.0]), -_geo(1e-300, 1e3, 20))
        for name in ("k0", "k0e", "k1", "k1e")},
+    # Ai: the seams at -2.09 and 2.09 (the series between), the oscillating side to -250, and the decaying one
+    # past 103.892 (where torch returns 0) into the subnormals and 0 (~107.5)
+    "airy_ai": lambda: _inputs(_lin(-30, 30, 3001), _pm(_geo(1e-310, 2, 400)), np.linspace(-250, -30, 441),
+                               np.linspace(30, 110, 321), np.nextafter([2.09, -2.09], [0.0, 0.0]), [2.09, -2.09]),
     # p, and 1 - p down to the smallest subnormal p; the branches' seams at exp(-2) and 1 - exp(-2)
     "ndtri": lambda: _inputs(_lin(0, 1, 2001), _geo(5e-324, 0.5, 800), 1 - _geo(1.2e-16, 0.5, 300),
                              [0.1353352832366127, 0.13533528323661273, 0.8646647167633873, 0.8646647167633872]),
@@ -261,6 +265,16 @@ def _bessel_k_ref(name):
     return reference
 
 
+def _airy_ref(x):
+    """torch.special.airy_ai, but where it is wrong, tritonize.math's: between -8 and -2.09, where ATen drops
+    the leading 1 of Cephes' denominators (1.7e-5 off at -2.1, 1e-14 at -5.5, nothing from -7.2), past 103.892,
+    where it returns 0 for subnormal Ai, and at +-inf (torch: nan, Ai: 0)."""
+    wrong = ((x > -8) & (x < -2.09)) | (x > 103.892) | x.isinf()
+    python = torch.tensor([tritonize.math.airy_ai(v) if w else 0.0 for v, w in zip(x.tolist(), wrong.tolist())],
+                          dtype=F64)
+    return torch.where(wrong, python, torch.special.airy_ai(x))
+
+
 def _trigamma_ref(x):
     # torch's polygamma(1, x) reflects with sin(pi x), which is not zero at the negative integers (a
     # large finite value where trigamma has its poles, +inf as at 0) and loses pi x's bits next to them
@@ -279,6 +293,7 @@ REFERENCE = {
     "erfcx": torch.special.erfcx, "ndtri": torch.special.ndtri,
     "i0": _bessel_ref("i0"), "i0e": _bessel_ref("i0e"), "i1": _bessel_ref("i1"), "i1e": _bessel_ref("i1e"),
     "k0": _bessel_k_ref("k0"), "k0e": _bessel_k_ref("k0e"), "k1": _bessel_k_ref("k1"), "k1e": _bessel_k_ref("k1e"),
+    "airy_ai": _airy_ref,
     "erfinv": torch.erfinv, "lgamma": torch.lgamma, "digamma": torch.digamma, "trigamma": _trigamma_ref,
     "trunc": torch.trunc,
     "round_half_even": torch.round, "cbrt": lambda x: torch.from_numpy(np.cbrt(x.numpy())),
@@ -298,6 +313,9 @@ TOLERANCE = {
     # torch's polygamma(1, x) (ATen calc_trigamma): six recurrence steps, then a series to B_6, so
     # ~1e-9 relative where x + 6 is small; the true-value test below holds portable_trigamma to 1e-15
     "trigamma": (2e-9, 0.0),
+    # Ai between -8 and -2.09 is held to the true value (torch is wrong there), which the composite meets to
+    # ~1e-15 of the amplitude: an absolute error next to Ai's zeros; elsewhere it runs torch's operations
+    "airy_ai": (1e-13, 2e-15),
 }
 
 
@@ -652,6 +670,29 @@ def test_bessel_k_true_value(name):
     x = x[x.isfinite()]
     truth = torch.tensor([getattr(tritonize.math, K_NAMES[name])(v) for v in x.tolist()], dtype=F64)
     assert_matches(run(name, x), truth, K_RTOL[name], 1e-323, inputs=(x,))
+
+
+# Ai against the true value (tritonize.math's), each range as its method allows (measured on the domain):
+# the series on (-2.09, 2.09) cancels to Ai(2.09) ~ 0.03 of its terms: 5.6e-16 of the amplitude 0.56
+# (1.0e-14 relative at 2.08); the decaying side divides by exp(zeta), whose argument's rounding makes
+# ~zeta 2^-53 of relative error (measured: 2.16 zeta 2^-53, 1.1e-13 at x = 103), its subnormal values
+# within 42 units of 5e-324; the oscillating side's phase zeta + pi/4 does the same to its amplitude
+# 0.56 |x|^(-1/4) (measured: 2.6 zeta 2^-53, 4.6e-13 at -247). torch's errors are the same but between
+# -8 and -2.09, where they reach 1.7e-5.
+def test_airy_ai_true_value():
+    x = DOMAINS["airy_ai"]()
+    x = x[x.isfinite() & (x > -300)]
+    truth = torch.tensor([tritonize.math.airy_ai(v) for v in x.tolist()], dtype=F64)
+    error = (run("airy_ai", x) - truth).abs()
+    zeta = 2.0 / 3.0 * x.abs() ** 1.5
+    amplitude = 0.5641895835477563 * x.abs().clamp(min=1.0) ** -0.25
+    middle, negative = x.abs() < 2.09, x <= -2.09
+    normal = (x >= 2.09) & (truth >= 2.2250738585072014e-308)
+    subnormal = (x >= 2.09) & ~normal
+    assert (error[middle] <= 7e-16 * amplitude[middle]).all()
+    assert (error[negative] <= (2.7 * zeta[negative] + 8) * 2.0 ** -53 * amplitude[negative]).all()
+    assert (error[normal] <= (2.5 * zeta[normal] + 8) * 2.0 ** -53 * truth[normal]).all()
+    assert (error[subnormal] <= 2.5e-322).all() and subnormal.sum() > 20
 
 
 def _trigamma_true(mp, x):

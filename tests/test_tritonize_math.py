@@ -1,6 +1,6 @@
 """tritonize.math: the functions Python's math lacks (erfinv, erfcx, ndtri, digamma, trigamma, i0, i0e, i1, i1e,
-bessel_j0, bessel_j1, bessel_y0, bessel_y1, modified_bessel_k0, modified_bessel_k1 and their scaled forms, fma,
-rsqrt), in @pointwise bodies
+bessel_j0, bessel_j1, bessel_y0, bessel_y1, modified_bessel_k0, modified_bessel_k1 and their scaled forms,
+airy_ai, fma, rsqrt), in @pointwise bodies
 and as plain Python.
 
 Plain Python: each function against torch.special in float64 and against mpmath, over the
@@ -58,6 +58,9 @@ def torch_can_judge(name, x: torch.Tensor) -> torch.Tensor:
         return x[keep]
     if name in ("modified_bessel_k0", "scaled_modified_bessel_k0"):  # torch's log(0.5 * x) rounds x/2 below 2^-1021
         return x[~((x > 0) & (x < 4.450147717014403e-308))]
+    if name == "airy_ai":  # torch drops Cephes' leading 1s between -8 and -2.09; beyond 20, its exp(zeta) and
+        # phase carry ~zeta 2^-53 of rounding (test_portable_math.py), past 103.892 it gives 0 for subnormal Ai
+        return x[~(((x > -8) & (x < -2.09)) | ((x.abs() > 20) & x.isfinite()))]
     return x
 
 
@@ -78,6 +81,7 @@ THEIRS = {
     "modified_bessel_k1": lambda x: torch.where(x == 5e-324, math.inf, torch.special.modified_bessel_k1(x)),
     "scaled_modified_bessel_k1": lambda x: torch.where(x == 5e-324, math.inf,
                                                        torch.special.scaled_modified_bessel_k1(x)),
+    "airy_ai": lambda x: torch.where(x.isinf(), 0.0, torch.special.airy_ai(x)),  # torch: nan at +-inf
 }
 
 
@@ -252,6 +256,28 @@ def test_bessel_k_matches_torch_and_is_correctly_rounded(name):
     assert all(math.isnan(getattr(tm, name)(v)) for v in (-5e-324, -1.0, -math.inf, math.nan))
 
 
+def test_airy_ai_matches_torch_and_is_correctly_rounded():
+    """Against torch where it is right (torch_can_judge; an absolute 1e-14 next to the zeros of Ai below
+    -8) and the true value within half an ulp (subnormal Ai from ~103.9 too), every third point for mpmath."""
+    x = DOMAINS["airy_ai"]()
+    judged = torch_can_judge("airy_ai", x)
+    assert_matches(plain(tm.airy_ai, judged), THEIRS["airy_ai"](judged), 1e-13, 1e-14, inputs=(judged,))
+    x = x[x.isfinite() & (x < 110)][::3]
+    assert_matches(plain(tm.airy_ai, x), _mp_ref(lambda mp, t: mp.airyai(t), x), 1.2e-16, 5e-324, inputs=(x,))
+    huge = torch.tensor([-1e10, -1e100, -1.7976931348623157e308], dtype=F64)  # the phase of 2/3 |x|^(3/2) mod 2 pi
+    truth = torch.tensor([float(mpmath_airy) for mpmath_airy in _airy_high_precision(huge)], dtype=F64)
+    assert_matches(plain(tm.airy_ai, huge), truth, 1.2e-16, 0.0, inputs=(huge,))
+    assert [tm.airy_ai(v) for v in (0.0, -0.0, math.inf, -math.inf, 107.6, True)] == [
+        0.3550280538878172, 0.3550280538878172, 0.0, 0.0, 0.0, tm.airy_ai(1.0)]
+    assert math.isnan(tm.airy_ai(math.nan)) and tm.airy_ai(107.4) > 0
+
+
+def _airy_high_precision(x):
+    mpmath = pytest.importorskip("mpmath")
+    with mpmath.workprec(3000):  # zeta ~ 1.6e462 at the largest double: its phase needs ~1600 bits
+        return [mpmath.airyai(mpmath.mpf(v)) for v in x.tolist()]
+
+
 # -- in a user's @pointwise function ----------------------------------------------------------
 
 def special(p, scale):
@@ -386,7 +412,7 @@ def test_bessel_jy_in_a_user_function(data, device):
 
 def bessel_k_mix(x):
     return (tm.modified_bessel_k0(x) + 0.5 * tm.modified_bessel_k1(x),
-            tm.scaled_modified_bessel_k0(x) + tm.scaled_modified_bessel_k1(x))
+            tm.scaled_modified_bessel_k0(x) + tm.scaled_modified_bessel_k1(x), tm.airy_ai(x))
 
 
 BESSEL_K_MIX = pointwise(bessel_k_mix)
@@ -395,21 +421,22 @@ BESSEL_K_MIX = pointwise(bessel_k_mix)
 @given(data=st.data())
 def test_bessel_k_functions_in_a_user_function(data, device):
     """Every dtype (integers give float32: K(0) = +inf, nan below), shapes and layouts, both tables (x <= 2
-    and above) and x < 0: against torch in float64, rounded once, and the scalar function run as plain Python."""
+    and above) and x < 0, and Ai (its series and the decaying side): against torch in float64, rounded once,
+    and the scalar function run as plain Python."""
     shape = data.draw(shapes(max_rank=3), label="shape")
     dtype = data.draw(st.sampled_from(FLOAT_DTYPES + INT_DTYPES[:1]), label="dtype")
     generator = torch.Generator().manual_seed(data.draw(st.integers(0, 2**31 - 1), label="seed"))
     low, high = data.draw(st.sampled_from([(0, 2), (0, 30), (-1, 8)]), label="range")
     x = data.draw(laid_out(make_values(shape, dtype, generator, low, high), device), label="x")
-    unscaled, scaled = BESSEL_K_MIX(x)
+    outputs = BESSEL_K_MIX(x)
     result_dtype = x.dtype if x.is_floating_point() else torch.float32
-    assert unscaled.dtype == scaled.dtype == result_dtype and unscaled.shape == scaled.shape == x.shape
+    assert all(out.dtype == result_dtype and out.shape == x.shape for out in outputs)
     xd = x.double()
     special = torch.special
     references = (special.modified_bessel_k0(xd) + 0.5 * special.modified_bessel_k1(xd),
-                  special.scaled_modified_bessel_k0(xd) + special.scaled_modified_bessel_k1(xd))
+                  special.scaled_modified_bessel_k0(xd) + special.scaled_modified_bessel_k1(xd), special.airy_ai(xd))
     rtol, atol = TOLERANCE[result_dtype]
-    assert_outputs_match(bessel_k_mix, [x], (unscaled, scaled), references, rtol, atol)
+    assert_outputs_match(bessel_k_mix, [x], outputs, references, rtol, atol)
 
 
 def gamma_derivatives(x):
