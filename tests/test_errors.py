@@ -445,7 +445,7 @@ def test_messages_say_what_is_wrong():
         str_constant: "A_STRING", tensor_constant: "A_TENSOR", math_gamma: "math.gamma",
         math_factorial: "math.factorial", different_counts: "same number of values",
         unknown_tritonize_math_function: "module 'tritonize.math' has no attribute 'no_such_function'; it has "
-                                         "bessel_j0, bessel_j1, bessel_y0, bessel_y1, digamma, erfcx, erfinv",
+                                         "airy_ai, bessel_j0, bessel_j1, bessel_y0, bessel_y1, digamma, erfcx, erfinv",
         tritonize_math_wrong_arity: "tritonize.math.erfinv takes 1 positional argument",
         bound_on_one_branch: "'y'", out_parameter: "'out'",
     }
