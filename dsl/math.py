@@ -586,6 +586,18 @@ def bessel_j1(x) -> float:
     return value if x > 0 else -value  # odd (J1 is never 0 here)
 
 
+def _y_edge(x: float) -> float:
+    """Y0's and Y1's values where no series is summed: -inf at +-0, nan below 0 and at nan, 0.0 at +inf."""
+    if x == 0.0:
+        return -_math.inf
+    return 0.0 if x == _math.inf else _math.nan
+
+
+def _log_half_plus_gamma(fa) -> int:
+    """ln(x/2) + Euler's gamma, the Y series' logarithm, at scale 2^_J_GUARD."""
+    return _log_fixed(fa / 2) + _EULER_GAMMA.numerator * _J_ONE // _EULER_GAMMA.denominator
+
+
 def bessel_y0(x) -> float:
     """The Bessel function of the second kind of order 0, as torch.special.bessel_y0: -inf at +-0,
     nan below 0 and at nan, 0.0 at +inf (torch's kernel: nan, sin(inf)).
@@ -596,18 +608,13 @@ def bessel_y0(x) -> float:
     also next to the zeros.
     """
     x = float(x)
-    if x == 0.0:
-        return -_math.inf
-    if not x > 0.0:  # negative or nan
-        return _math.nan
-    if x == _math.inf:
-        return 0.0
+    if not 0.0 < x < _math.inf:
+        return _y_edge(x)
     fa = _Fraction(x)
     if x >= _J_SWITCH:
         return _j_hankel(fa, 0, True)
     s, h = _j_power_series(fa, 0)
-    gamma = _EULER_GAMMA.numerator * _J_ONE // _EULER_GAMMA.denominator
-    log_half = _log_fixed(fa / 2) + gamma
+    log_half = _log_half_plus_gamma(fa)
     num = 2 * ((log_half * s >> _J_GUARD) - h)  # h sums (-1)^k H_k ...: Y0's sum with the other sign
     return _j_series_ratio(2 * num + 1, _pi_fixed(_J_GUARD) << 1)
 
@@ -623,18 +630,13 @@ def bessel_y1(x) -> float:
     correctly rounded but within ~2^-250 of a boundary, also next to the zeros.
     """
     x = float(x)
-    if x == 0.0:
-        return -_math.inf
-    if not x > 0.0:  # negative or nan
-        return _math.nan
-    if x == _math.inf:
-        return 0.0
+    if not 0.0 < x < _math.inf:
+        return _y_edge(x)
     fa = _Fraction(x)
     if x >= _J_SWITCH:
         return _j_hankel(fa, 1, True)
     s, h = _j_power_series(fa, 1)
-    gamma = _EULER_GAMMA.numerator * _J_ONE // _EULER_GAMMA.denominator
-    log_half = _log_fixed(fa / 2) + gamma
+    log_half = _log_half_plus_gamma(fa)
     x2 = fa * fa  # num = x^2 (S (ln(x/2) + gamma) - H/2) - 2, at scale 2^_J_GUARD
     inner = (s * log_half >> _J_GUARD) - (h >> 1)
     num = inner * x2.numerator // x2.denominator - 2 * _J_ONE

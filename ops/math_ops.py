@@ -454,27 +454,31 @@ def _no_16_bit(name):
     return check
 
 
-ndtri = _function("ndtri", ndtri_kernel, _no_16_bit("ndtri"),
-                  "torch.special.ndtri, the inverse of the standard normal CDF, as a tritonize kernel.")
-log_ndtr = _function("log_ndtr", log_ndtr_kernel, _no_16_bit("log_ndtr"),
-                     "torch.special.log_ndtr, the log of the standard normal CDF, as a tritonize kernel.")
-spherical_bessel_j0 = _function("spherical_bessel_j0", spherical_bessel_j0_kernel, _no_16_bit("spherical_bessel_j0"),
-                                "torch.special.spherical_bessel_j0, sin(x) / x (1 at 0, 0 at +-inf), as a tritonize "
-                                "kernel.")
-erfcx = _function("erfcx", erfcx_kernel, _no_16_bit("erfcx"),
-                  "torch.special.erfcx, exp(x^2) erfc(x), as a tritonize kernel.")
-bessel_j0 = _function("bessel_j0", bessel_j0_kernel, _no_16_bit("bessel_j0"),
-                      "torch.special.bessel_j0, the Bessel function of the first kind of order 0, as a tritonize "
-                      "kernel.")
-bessel_j1 = _function("bessel_j1", bessel_j1_kernel, _no_16_bit("bessel_j1"),
-                      "torch.special.bessel_j1, the Bessel function of the first kind of order 1, as a tritonize "
-                      "kernel.")
-bessel_y0 = _function("bessel_y0", bessel_y0_kernel, _no_16_bit("bessel_y0"),
-                      "torch.special.bessel_y0, the Bessel function of the second kind of order 0 (nan below 0), as a "
-                      "tritonize kernel.")
-bessel_y1 = _function("bessel_y1", bessel_y1_kernel, _no_16_bit("bessel_y1"),
-                      "torch.special.bessel_y1, the Bessel function of the second kind of order 1 (nan below 0), as a "
-                      "tritonize kernel.")
+def _float_only(name, kernel, doc):
+    """A torch.special function whose ATen kernels have float32 and float64 instances only (_no_16_bit)."""
+    return _function(name, kernel, _no_16_bit(name), doc)
+
+
+ndtri = _float_only("ndtri", ndtri_kernel,
+                    "torch.special.ndtri, the inverse of the standard normal CDF, as a tritonize kernel.")
+log_ndtr = _float_only("log_ndtr", log_ndtr_kernel,
+                       "torch.special.log_ndtr, the log of the standard normal CDF, as a tritonize kernel.")
+spherical_bessel_j0 = _float_only("spherical_bessel_j0", spherical_bessel_j0_kernel,
+                                  "torch.special.spherical_bessel_j0, sin(x) / x (1 at 0, 0 at +-inf), as a "
+                                  "tritonize kernel.")
+erfcx = _float_only("erfcx", erfcx_kernel, "torch.special.erfcx, exp(x^2) erfc(x), as a tritonize kernel.")
+bessel_j0 = _float_only("bessel_j0", bessel_j0_kernel,
+                        "torch.special.bessel_j0, the Bessel function of the first kind of order 0, as a tritonize "
+                        "kernel.")
+bessel_j1 = _float_only("bessel_j1", bessel_j1_kernel,
+                        "torch.special.bessel_j1, the Bessel function of the first kind of order 1, as a tritonize "
+                        "kernel.")
+bessel_y0 = _float_only("bessel_y0", bessel_y0_kernel,
+                        "torch.special.bessel_y0, the Bessel function of the second kind of order 0 (nan below 0), "
+                        "as a tritonize kernel.")
+bessel_y1 = _float_only("bessel_y1", bessel_y1_kernel,
+                        "torch.special.bessel_y1, the Bessel function of the second kind of order 1 (nan below 0), "
+                        "as a tritonize kernel.")
 i0, i0_ = _unary("i0", i0_kernel)
 i0e = _function("i0e", i0e_kernel, doc="torch.special.i0e, exp(-|x|) I0(x), as a tritonize kernel.")
 i1 = _function("i1", i1_kernel, doc="torch.special.i1, the modified Bessel function of order 1, as a tritonize "
@@ -484,26 +488,26 @@ i1e = _function("i1e", i1e_kernel, doc="torch.special.i1e, exp(-|x|) I1(x), as a
 # modified_bessel_i0 is torch.i0's values (the same Cephes table and operations) and modified_bessel_i1
 # special.i1's within 2 float64 ulp (the same table, multiplied in another order): the i0 and i1 kernels,
 # as accurate against both (and +-inf at +-inf, -0.0 kept in i1, where torch gives nan and +0.0)
-modified_bessel_i0 = _function("modified_bessel_i0", i0_kernel, _no_16_bit("modified_bessel_i0"),
-                               "torch.special.modified_bessel_i0, I0(x), as a tritonize kernel.")
-modified_bessel_i1 = _function("modified_bessel_i1", i1_kernel, _no_16_bit("modified_bessel_i1"),
-                               "torch.special.modified_bessel_i1, I1(x), as a tritonize kernel.")
-modified_bessel_k0 = _function("modified_bessel_k0", modified_bessel_k0_kernel, _no_16_bit("modified_bessel_k0"),
-                               "torch.special.modified_bessel_k0, K0(x) (+inf at 0, nan below), as a tritonize "
-                               "kernel.")
-modified_bessel_k1 = _function("modified_bessel_k1", modified_bessel_k1_kernel, _no_16_bit("modified_bessel_k1"),
-                               "torch.special.modified_bessel_k1, K1(x) (+inf at 0, nan below), as a tritonize "
-                               "kernel.")
-scaled_modified_bessel_k0 = _function("scaled_modified_bessel_k0", scaled_modified_bessel_k0_kernel,
-                                      _no_16_bit("scaled_modified_bessel_k0"),
-                                      "torch.special.scaled_modified_bessel_k0, exp(x) K0(x), as a tritonize kernel.")
-scaled_modified_bessel_k1 = _function("scaled_modified_bessel_k1", scaled_modified_bessel_k1_kernel,
-                                      _no_16_bit("scaled_modified_bessel_k1"),
-                                      "torch.special.scaled_modified_bessel_k1, exp(x) K1(x), as a tritonize kernel.")
+modified_bessel_i0 = _float_only("modified_bessel_i0", i0_kernel,
+                                 "torch.special.modified_bessel_i0, I0(x), as a tritonize kernel.")
+modified_bessel_i1 = _float_only("modified_bessel_i1", i1_kernel,
+                                 "torch.special.modified_bessel_i1, I1(x), as a tritonize kernel.")
+modified_bessel_k0 = _float_only("modified_bessel_k0", modified_bessel_k0_kernel,
+                                 "torch.special.modified_bessel_k0, K0(x) (+inf at 0, nan below), as a tritonize "
+                                 "kernel.")
+modified_bessel_k1 = _float_only("modified_bessel_k1", modified_bessel_k1_kernel,
+                                 "torch.special.modified_bessel_k1, K1(x) (+inf at 0, nan below), as a tritonize "
+                                 "kernel.")
+scaled_modified_bessel_k0 = _float_only("scaled_modified_bessel_k0", scaled_modified_bessel_k0_kernel,
+                                        "torch.special.scaled_modified_bessel_k0, exp(x) K0(x), as a tritonize "
+                                        "kernel.")
+scaled_modified_bessel_k1 = _float_only("scaled_modified_bessel_k1", scaled_modified_bessel_k1_kernel,
+                                        "torch.special.scaled_modified_bessel_k1, exp(x) K1(x), as a tritonize "
+                                        "kernel.")
 # float32 and float64 only too; Cephes' approximations with the leading 1 of their denominators for x < -2.09,
 # which ATen's loops leave out (portable_math.portable_airy_ai): torch's is up to 1.7e-5 off there
-airy_ai = _function("airy_ai", airy_ai_kernel, _no_16_bit("airy_ai"),
-                    "torch.special.airy_ai, the Airy function Ai(x), as a tritonize kernel.")
+airy_ai = _float_only("airy_ai", airy_ai_kernel,
+                      "torch.special.airy_ai, the Airy function Ai(x), as a tritonize kernel.")
 
 
 def _polygamma_kernel(n):
