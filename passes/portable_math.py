@@ -1534,7 +1534,8 @@ def portable_bessel_j1(x):
     small = a <= 5.0
     r = tl.where(small, x * num, tl.where(x < 0.0, big * -1.0, big))
     r = r / tl.where(small, den, d * tl.math.sqrt(a) * 1.7724538509055159)
-    zero = tl.where(x < 0.0, -0.0, tl.full(x.shape, 0.0, tl.float64))
+    # x's sign on a zero, made at run time: Triton 3.6 keeps one constant per value, and -0.0 == 0.0
+    zero = tl.where(x < 0.0, -1.0, 1.0).to(tl.float64) * 0.0
     return tl.where(a == float("inf"), zero, r)
 
 
