@@ -287,11 +287,11 @@ def _sqrt_2pi_fixed(a: _Fraction) -> int:
 
 
 def _ratio(num: int, den: int) -> float:
-    """num / den rounded once (int / int is correctly rounded), inf on overflow."""
+    """num / den rounded once (int / int is correctly rounded), +-inf on overflow."""
     try:
         return num / den
     except OverflowError:
-        return _math.inf
+        return _math.inf if (num > 0) == (den > 0) else -_math.inf
 
 
 def _bessel(x, nu: int, scaled: bool) -> float:
@@ -420,8 +420,7 @@ _J_ONE = 1 << _J_GUARD
 _J_SWITCH = 50.0  # power series below, asymptotic expansion from here
 _EULER_GAMMA = _Fraction("0.57721566490153286060651209008240243104215933593992359880576723488486772677766"
                          "4670936947063291746749514631447249807082481")  # 120 digits, ~400 bits
-_PI_BITS = 1500  # pi's bits for the reduction: 1024 above the point + _J_GUARD + 64 + margin
-_pi_fixed_cache: list = []
+_PI_KEPT: list = []  # _pi_fixed's: [bits, floor(pi 2^bits)] at the widest precision asked so far
 
 
 def _atan_inverse(n: int, bits: int) -> int:
@@ -437,12 +436,15 @@ def _atan_inverse(n: int, bits: int) -> int:
 
 
 def _pi_fixed(bits: int) -> int:
-    """floor(pi * 2^bits) within a unit, bits <= _PI_BITS: Machin's 16 atan(1/5) - 4 atan(1/239),
-    computed once with 32 guard bits."""
-    if not _pi_fixed_cache:
-        g = _PI_BITS + 32
-        _pi_fixed_cache.append((16 * _atan_inverse(5, g) - 4 * _atan_inverse(239, g)) >> 32)
-    return _pi_fixed_cache[0] >> (_PI_BITS - bits)
+    """floor(pi * 2^bits) within a unit: Machin's 16 atan(1/5) - 4 atan(1/239) with 32 guard bits, computed
+    again only where more bits are asked than any call asked before (at least 1500: 1024 above the point
+    for J's and Y's phase, their guard bits and a margin)."""
+    if not _PI_KEPT or _PI_KEPT[0] < bits:
+        widest = max(bits, 1500)
+        g = widest + 32
+        _PI_KEPT[:] = [widest, (16 * _atan_inverse(5, g) - 4 * _atan_inverse(239, g)) >> 32]
+    widest, pi = _PI_KEPT
+    return pi >> (widest - bits)
 
 
 def _atanh_series(t: int, bits: int) -> int:
@@ -456,17 +458,29 @@ def _atanh_series(t: int, bits: int) -> int:
     return 2 * total
 
 
-def _log_fixed(a: _Fraction) -> int:
-    """ln(a) * 2^_J_GUARD for a positive dyadic rational a (any double): a = f 2^e with f in
-    [1, 2), ln f = 2 atanh((f - 1) / (f + 1)) and e ln 2 (ln 2 = 2 atanh(1/3), 16 more bits)."""
-    n, d = a.numerator, a.denominator  # d is a power of two
-    top = n.bit_length() - 1
-    e = top - (d.bit_length() - 1)
-    half = 1 << top
-    g = _J_GUARD + 16
-    log_f = _atanh_series(((n - half) << g) // (n + half), g)
-    log_2 = _atanh_series((1 << g) // 3, g)
-    return (log_f + e * log_2) >> 16
+def _fixed(v: _Fraction, bits: int) -> int:
+    """floor(v 2^bits)."""
+    return (v.numerator << bits) // v.denominator
+
+
+def _ln_fixed(v: _Fraction, bits: int) -> int:
+    """ln(v) * 2^bits for a positive rational v: v = f 2^e with f in [sqrt(1/2), sqrt(2)), ln f = 2 atanh(z),
+    z = (f - 1) / (f + 1) (|z| < 0.172), and e ln 2 (ln 2 = 2 atanh(1/3)), with 20 more guard bits."""
+    g = bits + 20
+    e = v.numerator.bit_length() - v.denominator.bit_length()
+    f = v / _Fraction(2) ** e
+    while f * f < _Fraction(1, 2):
+        f, e = f * 2, e - 1
+    while f * f >= 2:
+        f, e = f / 2, e + 1
+    z = (f - 1) / (f + 1)
+    ln_f = _atanh_series(_fixed(abs(z), g), g)
+    return ((ln_f if z >= 0 else -ln_f) + e * _atanh_series((1 << g) // 3, g)) >> 20
+
+
+def _log_half_plus_gamma(a: _Fraction, bits: int) -> int:
+    """ln(a/2) + Euler's gamma at scale 2^bits: the logarithm of Y's and K's series."""
+    return _ln_fixed(a / 2, bits) + _fixed(_EULER_GAMMA, bits)
 
 
 def _j_power_series(a: _Fraction, nu: int) -> tuple:
@@ -516,28 +530,12 @@ def _j_hankel(a: _Fraction, nu: int, second: bool) -> float:
     if w > pi:
         w -= 2 * pi
     w >>= bits - g  # in (-pi, pi], at scale 2^g
-    w2 = w * w >> g
-    cos, sin, c, s, j = _J_ONE, w, _J_ONE, w, 1
-    while c or s:  # cos: (-w^2)^j / (2j)!, sin: w (-w^2)^j / (2j + 1)!
-        c = -(c * w2 >> g) // ((2 * j - 1) * (2 * j))
-        s = -(s * w2 >> g) // ((2 * j) * (2 * j + 1))
-        cos += c
-        sin += s
-        j += 1
+    sin, cos = _sin_cos_fixed(w, g)
     value = (p * sin + q * cos) if second else (p * cos - q * sin)  # scale 2^(2g)
     # sqrt(2 / (pi a)) * 2^scale, by an integer square root
     scale = g + an.bit_length() // 2 + 8
     amplitude = _math.isqrt((2 * ad << (2 * scale + g)) // (_pi_fixed(g) * an))
     return (2 * value + 1) * amplitude / (1 << (2 * g + scale + 1))
-
-
-def _j_series_ratio(num: int, den: int) -> float:
-    """num / den rounded once, num at scale 2^(_J_GUARD + 1) given a sticky bit (the value is never
-    a tie); +-inf on overflow."""
-    try:
-        return num / den
-    except OverflowError:
-        return _math.inf if (num > 0) == (den > 0) else -_math.inf
 
 
 def bessel_j0(x) -> float:
@@ -558,7 +556,7 @@ def bessel_j0(x) -> float:
     if a >= _J_SWITCH:
         return _j_hankel(fa, 0, False)
     s, _ = _j_power_series(fa, 0)
-    return _j_series_ratio(2 * s + 1, 1 << (_J_GUARD + 1))
+    return _ratio(2 * s + 1, 1 << (_J_GUARD + 1))
 
 
 def bessel_j1(x) -> float:
@@ -582,7 +580,7 @@ def bessel_j1(x) -> float:
         value = _j_hankel(fa, 1, False)
     else:
         s, _ = _j_power_series(fa, 1)
-        value = _j_series_ratio((2 * s + 1) * fa.numerator, fa.denominator << (_J_GUARD + 2))
+        value = _ratio((2 * s + 1) * fa.numerator, fa.denominator << (_J_GUARD + 2))
     return value if x > 0 else -value  # odd (J1 is never 0 here)
 
 
@@ -591,11 +589,6 @@ def _y_edge(x: float) -> float:
     if x == 0.0:
         return -_math.inf
     return 0.0 if x == _math.inf else _math.nan
-
-
-def _log_half_plus_gamma(fa) -> int:
-    """ln(x/2) + Euler's gamma, the Y series' logarithm, at scale 2^_J_GUARD."""
-    return _log_fixed(fa / 2) + _EULER_GAMMA.numerator * _J_ONE // _EULER_GAMMA.denominator
 
 
 def bessel_y0(x) -> float:
@@ -614,9 +607,9 @@ def bessel_y0(x) -> float:
     if x >= _J_SWITCH:
         return _j_hankel(fa, 0, True)
     s, h = _j_power_series(fa, 0)
-    log_half = _log_half_plus_gamma(fa)
+    log_half = _log_half_plus_gamma(fa, _J_GUARD)
     num = 2 * ((log_half * s >> _J_GUARD) - h)  # h sums (-1)^k H_k ...: Y0's sum with the other sign
-    return _j_series_ratio(2 * num + 1, _pi_fixed(_J_GUARD) << 1)
+    return _ratio(2 * num + 1, _pi_fixed(_J_GUARD) << 1)
 
 
 def bessel_y1(x) -> float:
@@ -636,11 +629,11 @@ def bessel_y1(x) -> float:
     if x >= _J_SWITCH:
         return _j_hankel(fa, 1, True)
     s, h = _j_power_series(fa, 1)
-    log_half = _log_half_plus_gamma(fa)
+    log_half = _log_half_plus_gamma(fa, _J_GUARD)
     x2 = fa * fa  # num = x^2 (S (ln(x/2) + gamma) - H/2) - 2, at scale 2^_J_GUARD
     inner = (s * log_half >> _J_GUARD) - (h >> 1)
     num = inner * x2.numerator // x2.denominator - 2 * _J_ONE
-    return _j_series_ratio((2 * num + 1) * fa.denominator, (_pi_fixed(_J_GUARD) * fa.numerator) << 1)
+    return _ratio((2 * num + 1) * fa.denominator, (_pi_fixed(_J_GUARD) * fa.numerator) << 1)
 
 
 # -- modified Bessel functions of the second kind, orders 0 and 1 --------------------------------
@@ -655,44 +648,14 @@ def bessel_y1(x) -> float:
 
 _K_GUARD = 330  # fraction bits of the K sums
 _K_ONE = 1 << _K_GUARD
-_EULER = _Fraction("0.577215664901532860606512090082402431042159335939923598805767234884867726777664670936947")
-_LN2 = _Fraction("0.693147180559945309417232121458176568075500134360255254120680009493393621969694715605863")
 _K_UNDERFLOW = 800.0  # K0, K1 < 1e-340 beyond (they round to 0 from x ~ 742)
-
-
-def _fixed(v: _Fraction, bits: int) -> int:
-    """floor(v 2^bits)."""
-    return (v.numerator << bits) // v.denominator
-
-
-def _ln_fixed(v: _Fraction) -> int:
-    """ln(v) * 2^_K_GUARD for a positive rational v: v = f 2^e with f in [sqrt(1/2), sqrt(2)), ln f =
-    2 atanh(z), z = (f - 1) / (f + 1) (|z| < 0.172), by its series, with 20 more guard bits."""
-    g = _K_GUARD + 20
-    e = v.numerator.bit_length() - v.denominator.bit_length()
-    f = v / _Fraction(2) ** e
-    while f * f < _Fraction(1, 2):
-        f, e = f * 2, e - 1
-    while f * f >= 2:
-        f, e = f / 2, e + 1
-    z = (f - 1) / (f + 1)
-    zn, zd = abs(z.numerator), z.denominator
-    power = (zn << g) // zd  # |z|^(2k+1) * 2^g
-    total = 0
-    k = 0
-    while power:
-        total += power // (2 * k + 1)
-        power = power * zn * zn // (zd * zd)
-        k += 1
-    ln_f = 2 * total if z >= 0 else -2 * total
-    return (ln_f + e * _fixed(_LN2, g)) >> 20
 
 
 def _k_power_series(a: _Fraction, nu: int) -> int:
     """K_nu(a) * 2^_K_GUARD for 0 < a < _SWITCH, by the power series above."""
     q = a * a / 4
     qn, qd = q.numerator, q.denominator
-    log_gamma = _ln_fixed(a / 2) + _fixed(_EULER, _K_GUARD)  # ln(a/2) + gamma
+    log_gamma = _log_half_plus_gamma(a, _K_GUARD)
     term = plain = _K_ONE  # q^k / (k! (k + nu)!), and its sum
     harmonic = weighted = 0  # H_k, and sum (H_k [+ 1/(2k + 2)]) term_k
     k = 0
@@ -811,25 +774,6 @@ _AIRY_SWITCH = 17.0
 _AIRY_UNDERFLOW = 108.0  # Ai(x) < 2.4e-324 (half the smallest subnormal) from ~107.5
 _AI0 = _Fraction("0.355028053887817239260063186004183176397979174199177240583326510300810042450126712957174")
 _AIP0 = _Fraction("-0.258819403792806798405183560189203963479091138354934582210001813856102772676790280654196")
-_PI_CACHE: dict = {}
-
-
-def _pi_fixed(bits: int) -> int:
-    """floor(pi 2^bits), within a few units: Machin's 16 atan(1/5) - 4 atan(1/239) with 20 guard bits."""
-    if bits not in _PI_CACHE:
-        g = bits + 20
-
-        def atan_inv(n):
-            power = (1 << g) // n
-            total, k, sign = 0, 0, 1
-            while power:
-                total += sign * (power // (2 * k + 1))
-                power //= n * n
-                k, sign = k + 1, -sign
-            return total
-
-        _PI_CACHE[bits] = (16 * atan_inv(5) - 4 * atan_inv(239)) >> 20
-    return _PI_CACHE[bits]
 
 
 def _airy_series(a: _Fraction) -> int:
@@ -908,7 +852,7 @@ def airy_ai(x) -> float:
 
 
 def _sin_cos_fixed(theta: int, bits: int) -> tuple:
-    """sin and cos of theta (theta 2^bits, 0 <= theta < 7) times 2^bits, by their Taylor series with 20
+    """sin and cos of theta (theta 2^bits, |theta| < 7) times 2^bits, by their Taylor series with 20
     guard bits."""
     g = bits + 20
     t = theta << 20
