@@ -152,6 +152,15 @@ def on_cuda(value) -> bool:
     return isinstance(value, torch.Tensor) and value.device.type == "cuda"
 
 
+def keep(memo: dict, key, value):
+    """`value`, stored under `key` in one of the op library's memos of a number's conversions (a training
+    loop passes the same few numbers every step), which is emptied when it reaches 1024 entries."""
+    if len(memo) >= 1024:
+        memo.clear()
+    memo[key] = value
+    return value
+
+
 def opmath_number(dtype: torch.dtype, value: float) -> float:
     """A number as torch's float kernels hold it for a computation in `dtype` (`Scalar::to<opmath_t>()`):
     rounded to float32, the compute dtype of float32 and 16-bit tensors, and kept for float64."""
@@ -169,9 +178,7 @@ def opmath_number(dtype: torch.dtype, value: float) -> float:
         except OverflowError:  # rounds past float32's largest value: inf, as the C cast gives
             found = math.copysign(math.inf, value)
         if kept:
-            if len(_FLOAT32_ROUNDED) >= 1024:
-                _FLOAT32_ROUNDED.clear()
-            _FLOAT32_ROUNDED[value] = found
+            keep(_FLOAT32_ROUNDED, value, found)
     return found
 
 
@@ -239,10 +246,7 @@ def _number_as(dtype, value):
     found = torch.tensor(float(value), dtype=torch.float32).to(dtype).item()
     if type(value) is int and math.isfinite(found):
         found = int(found)
-    if len(_SCALAR_T) >= 1024:
-        _SCALAR_T.clear()
-    _SCALAR_T[key] = found
-    return found
+    return keep(_SCALAR_T, key, found)
 
 
 _SCALAR_T: dict = {}  # _number_as's: (16-bit dtype, type, a number) -> its 16-bit value, as a Python number

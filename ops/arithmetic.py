@@ -547,9 +547,7 @@ def cuda_reciprocal(input, other):
     if c.result_dtype(input, 1.0) != dtype:
         return torch.tensor(inverse, dtype=dtype)
     if kept:
-        if len(_RECIPROCALS) >= 1024:
-            _RECIPROCALS.clear()
-        _RECIPROCALS[(input.dtype, other)] = inverse
+        c.keep(_RECIPROCALS, (input.dtype, other), inverse)
     return inverse
 
 

@@ -123,10 +123,9 @@ def _build_table() -> dict:
     add("special_i1{,.out}", mth.i1)
     add("special_i1e{,.out}", mth.i1e)
     add("special_spherical_bessel_j0{,.out}", mth.spherical_bessel_j0)
-    for name in ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1"):
-        add(f"special_{name}{{,.out}}", getattr(mth, name))
-    for name in ("modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
-                 "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "airy_ai"):
+    for name in ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
+                 "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+                 "airy_ai"):
         add(f"special_{name}{{,.out}}", getattr(mth, name))
     add("polygamma{,.out}", mth.polygamma)
     add("polygamma_", mth.polygamma_)
