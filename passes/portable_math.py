@@ -37,6 +37,20 @@ Cephes steps leave ~zeta 2^-53, zeta = 2/3 |x|^(3/2), beyond |x| = 2.09).
 import triton.language as tl
 
 
+# portable_any: the test of a block-uniform branch, `if portable_any(mask):`, whose body a block runs
+# only where one of its elements needs it (an `if` on a block reduction compiles to a branch that every
+# thread of the block takes alike). A composite computes its costly branch (the Bessel functions' Hankel
+# expansion, with a sine and a cosine) that way, and selects per element after it as straight-line code
+# would: where every element of a block is on the cheap side, the block skips the costly one. The
+# reduction is tl.reduce with the combine function of tl.max: tl.max itself is a @triton.jit function,
+# which Triton's interpreter runs only under TRITON_INTERPRET=1 (tritonize interprets without it), where
+# tl.reduce is one it patches, and it reduces with numpy given that combine function. A scalar mask (a
+# kernel whose input is broadcast from one element loads it as a scalar) is widened to a block of one first.
+def portable_any(mask):
+    """Does any element of this block of booleans hold (a block reduction: the same answer in every thread)?"""
+    return tl.reduce(mask.to(tl.int32) + tl.full([1], 0, tl.int32), None, tl.standard._elementwise_max) > 0
+
+
 def portable_copysign(a, b):
     """Copysign via the sign bit of b read through an int64 bitcast (exact for -0.0 and nan signs)."""
     mag = tl.abs(a)
@@ -1506,34 +1520,47 @@ def portable_bessel_hankel1(a):
 
 
 # portable_bessel_j0: torch.special.bessel_j0; even, 1 at +-0 (1 - x^2/4 below 1e-5, as ATen's), nan at nan,
-# 0.0 at +-inf (torch: nan, the cosine of inf).
+# 0.0 at +-inf (torch: nan, the cosine of inf). Each of the four runs each branch only in blocks that have an
+# element on its side (portable_any): a block of |x| <= 5 skips the Hankel expansion's sine and cosine, one
+# of |x| > 5 the rational; each element's arithmetic is the same either way.
 def portable_bessel_j0(x):
-    """J0: portable_bessel_small0 to |x| = 5, above (P (cos a + sin a) - w Q (sin a - cos a)) / sqrt(pi a) (portable_bessel_hankel0), a = |x|."""
+    """J0: portable_bessel_small0 to |x| = 5, above (P (cos a + sin a) - w Q (sin a - cos a)) / sqrt(pi a) (portable_bessel_hankel0), a = |x|, each branch in blocks that have such elements."""
     a = tl.abs(x)
-    z = a * a
-    num, den = portable_bessel_small0(z)
-    p, q, d = portable_bessel_hankel0(a)
-    s = tl.math.sin(a)
-    c = tl.math.cos(a)
-    small = a <= 5.0
-    r = tl.where(small, num, p * (c + s) - q * (s - c)) / tl.where(small, den, d * tl.math.sqrt(a) * 1.7724538509055159)
-    r = tl.where(a < 1e-05, 1.0 - z * 0.25, r)
+    near = a <= 5.0
+    num = tl.full(x.shape, 0.0, tl.float64)
+    den = num + 1.0
+    if portable_any(near):
+        num, den = portable_bessel_small0(a * a)
+    if portable_any(near == 0):
+        p, q, d = portable_bessel_hankel0(a)
+        s = tl.math.sin(a)
+        c = tl.math.cos(a)
+        num = tl.where(near, num, p * (c + s) - q * (s - c))
+        den = tl.where(near, den, d * tl.math.sqrt(a) * 1.7724538509055159)
+    r = num / den
+    r = tl.where(a < 1e-05, 1.0 - a * a * 0.25, r)
     return tl.where(a == float("inf"), 0.0, r)
 
 
 # portable_bessel_j1: torch.special.bessel_j1; odd (x times the series to 5, which keeps -0.0 and rounds ~x/2
 # once for subnormal x, where ATen's x RP / RQ underflows first), +-0.0 at +-inf (torch: nan), nan at nan.
 def portable_bessel_j1(x):
-    """J1: x times portable_bessel_small1 to |x| = 5, above (P (sin a - cos a) + w Q (sin a + cos a)) / sqrt(pi a) (portable_bessel_hankel1), a = |x|, x's sign."""
+    """J1: x times portable_bessel_small1 to |x| = 5, above (P (sin a - cos a) + w Q (sin a + cos a)) / sqrt(pi a) (portable_bessel_hankel1), a = |x|, x's sign, each branch in blocks that have such elements."""
     a = tl.abs(x)
-    num, den = portable_bessel_small1(a * a)
-    p, q, d = portable_bessel_hankel1(a)
-    s = tl.math.sin(a)
-    c = tl.math.cos(a)
-    big = p * (s - c) + q * (s + c)
-    small = a <= 5.0
-    r = tl.where(small, x * num, tl.where(x < 0.0, big * -1.0, big))
-    r = r / tl.where(small, den, d * tl.math.sqrt(a) * 1.7724538509055159)
+    near = a <= 5.0
+    num = tl.full(x.shape, 0.0, tl.float64)
+    den = num + 1.0
+    if portable_any(near):
+        num, den = portable_bessel_small1(a * a)
+        num = x * num
+    if portable_any(near == 0):
+        p, q, d = portable_bessel_hankel1(a)
+        s = tl.math.sin(a)
+        c = tl.math.cos(a)
+        big = p * (s - c) + q * (s + c)
+        num = tl.where(near, num, tl.where(x < 0.0, big * -1.0, big))
+        den = tl.where(near, den, d * tl.math.sqrt(a) * 1.7724538509055159)
+    r = num / den
     # x's sign on a zero, made at run time: Triton 3.6 keeps one constant per value, and -0.0 == 0.0
     zero = tl.where(x < 0.0, -1.0, 1.0).to(tl.float64) * 0.0
     return tl.where(a == float("inf"), zero, r)
@@ -1541,20 +1568,27 @@ def portable_bessel_j1(x):
 
 # portable_bessel_y0: torch.special.bessel_y0; -inf at +-0, nan below 0 and at nan, 0.0 at +inf (torch: nan).
 def portable_bessel_y0(x):
-    """Y0: Cephes' YP(z) / YQ(z) + (2/pi) ln(x) J0(x) to 5 over one denominator (J0 from portable_bessel_small0), above (P (sin x - cos x) + w Q (cos x + sin x)) / sqrt(pi x) (portable_bessel_hankel0)."""
-    z = x * x
-    num, den = portable_bessel_small0(z)
-    yp = ((15592.436785523574 * z - 14663929.59039716) * z + 5435264770.518765) * z - 982136065717.9115
-    yp = ((yp * z + 87590639439536.7) * z - 3466283033847297.0) * z + 4.4273326857256984e+16
-    yp = yp * z - 1.8495080043698668e+16
-    yq = (((z + 1041.2835366425984) * z + 626107.330137135) * z + 268919633.39381415) * z + 86400248710.3935
-    yq = ((yq * z + 20297961275010.555) * z + 3171577528429750.5) * z + 2.5059625617265306e+17
-    p, q, d = portable_bessel_hankel0(x)
-    s = tl.math.sin(x)
-    c = tl.math.cos(x)
-    small = x <= 5.0
-    r = tl.where(small, yp * den + 0.6366197723675814 * tl.math.log(x) * num * yq, p * (s - c) + q * (c + s))
-    r = r / tl.where(small, yq * den, d * tl.math.sqrt(x) * 1.7724538509055159)
+    """Y0: Cephes' YP(z) / YQ(z) + (2/pi) ln(x) J0(x) to 5 over one denominator (J0 from portable_bessel_small0), above (P (sin x - cos x) + w Q (cos x + sin x)) / sqrt(pi x) (portable_bessel_hankel0), each branch in blocks that have such elements."""
+    near = x <= 5.0
+    top = tl.full(x.shape, 0.0, tl.float64)
+    bottom = top + 1.0
+    if portable_any(near):
+        z = x * x
+        num, den = portable_bessel_small0(z)
+        yp = ((15592.436785523574 * z - 14663929.59039716) * z + 5435264770.518765) * z - 982136065717.9115
+        yp = ((yp * z + 87590639439536.7) * z - 3466283033847297.0) * z + 4.4273326857256984e+16
+        yp = yp * z - 1.8495080043698668e+16
+        yq = (((z + 1041.2835366425984) * z + 626107.330137135) * z + 268919633.39381415) * z + 86400248710.3935
+        yq = ((yq * z + 20297961275010.555) * z + 3171577528429750.5) * z + 2.5059625617265306e+17
+        top = yp * den + 0.6366197723675814 * tl.math.log(x) * num * yq
+        bottom = yq * den
+    if portable_any(near == 0):
+        p, q, d = portable_bessel_hankel0(x)
+        s = tl.math.sin(x)
+        c = tl.math.cos(x)
+        top = tl.where(near, top, p * (s - c) + q * (c + s))
+        bottom = tl.where(near, bottom, d * tl.math.sqrt(x) * 1.7724538509055159)
+    r = top / bottom
     r = tl.where(x == float("inf"), 0.0, r)
     r = tl.where(x < 0.0, float("nan"), r)
     return tl.where(x == 0.0, float("-inf"), r)
@@ -1563,21 +1597,27 @@ def portable_bessel_y0(x):
 # portable_bessel_y1: torch.special.bessel_y1; -inf at +-0 and where -2 / (pi x) overflows (x < 3.5e-309; ATen's
 # 1 / x overflows below 5.6e-309), nan below 0 and at nan, 0.0 at +inf (torch: nan).
 def portable_bessel_y1(x):
-    """Y1: Cephes' x YP(z) / YQ(z) + (2/pi) (J1(x) ln(x) - 1/x) to 5 over one denominator (J1 from portable_bessel_small1), above (w Q (sin x - cos x) - P (sin x + cos x)) / sqrt(pi x) (portable_bessel_hankel1)."""
-    z = x * x
-    num, den = portable_bessel_small1(z)
-    yp = ((1263204747.9017804 * z - 647355876379.1603) * z + 114509511541823.73) * z - 8127702555013251.0
-    yp = (yp * z + 2.024394757135949e+17) * z - 7.788771962659501e+17
-    yq = (((z + 594.3015923461282) * z + 235564.09294306856) * z + 73481194.44597217) * z + 18760131610.870617
-    yq = ((yq * z + 3882312774962.3857) * z + 620557727146953.8) * z + 6.871410873553005e+16
-    yq = yq * z + 3.9727060811656064e+18
-    p, q, d = portable_bessel_hankel1(x)
-    s = tl.math.sin(x)
-    c = tl.math.cos(x)
-    small = x <= 5.0
-    r = z * yp * den + 0.6366197723675814 * (z * num * tl.math.log(x) - den) * yq
-    r = tl.where(small, r, q * (s - c) - p * (s + c))
-    r = r / tl.where(small, x * yq * den, d * tl.math.sqrt(x) * 1.7724538509055159)
+    """Y1: Cephes' x YP(z) / YQ(z) + (2/pi) (J1(x) ln(x) - 1/x) to 5 over one denominator (J1 from portable_bessel_small1), above (w Q (sin x - cos x) - P (sin x + cos x)) / sqrt(pi x) (portable_bessel_hankel1), each branch in blocks that have such elements."""
+    near = x <= 5.0
+    top = tl.full(x.shape, 0.0, tl.float64)
+    bottom = top + 1.0
+    if portable_any(near):
+        z = x * x
+        num, den = portable_bessel_small1(z)
+        yp = ((1263204747.9017804 * z - 647355876379.1603) * z + 114509511541823.73) * z - 8127702555013251.0
+        yp = (yp * z + 2.024394757135949e+17) * z - 7.788771962659501e+17
+        yq = (((z + 594.3015923461282) * z + 235564.09294306856) * z + 73481194.44597217) * z + 18760131610.870617
+        yq = ((yq * z + 3882312774962.3857) * z + 620557727146953.8) * z + 6.871410873553005e+16
+        yq = yq * z + 3.9727060811656064e+18
+        top = z * yp * den + 0.6366197723675814 * (z * num * tl.math.log(x) - den) * yq
+        bottom = x * yq * den
+    if portable_any(near == 0):
+        p, q, d = portable_bessel_hankel1(x)
+        s = tl.math.sin(x)
+        c = tl.math.cos(x)
+        top = tl.where(near, top, q * (s - c) - p * (s + c))
+        bottom = tl.where(near, bottom, d * tl.math.sqrt(x) * 1.7724538509055159)
+    r = top / bottom
     r = tl.where(x == float("inf"), 0.0, r)
     r = tl.where(x < 0.0, float("nan"), r)
     return tl.where(x == 0.0, float("-inf"), r)

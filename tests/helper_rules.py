@@ -17,10 +17,19 @@ def local_names(fn_node):
     return names
 
 
+def is_block_uniform_branch(node) -> bool:
+    """`if portable_any(mask):` with no else and only assignments in its body: a branch that a whole
+    block takes or skips alike (portable_math.portable_any), never an `if` on an element's value."""
+    return (isinstance(node, ast.If) and not node.orelse and isinstance(node.test, ast.Call)
+            and isinstance(node.test.func, ast.Name) and node.test.func.id == "portable_any"
+            and all(isinstance(statement, ast.Assign) for statement in node.body))
+
+
 def assert_follows_generator_rules(fn, helpers: set, tl_attributes: set):
-    """One-line docstring; straight-line code; no unary minus on a tensor; calls only `helpers`
-    (and float('inf'/'nan')); reads no module-level name but `tl` and `helpers`; uses only
-    `tl_attributes` of tl and TL_MATH of tl.math."""
+    """One-line docstring; straight-line code (but block-uniform branches, is_block_uniform_branch, whose
+    names are all bound before them); no unary minus on a tensor; calls only `helpers` (and
+    float('inf'/'nan')); reads no module-level name but `tl` and `helpers`; uses only `tl_attributes`
+    of tl and TL_MATH of tl.math."""
     tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
     (node,) = tree.body
     doc = ast.get_docstring(node)
@@ -28,7 +37,8 @@ def assert_follows_generator_rules(fn, helpers: set, tl_attributes: set):
     banned = (ast.If, ast.For, ast.While, ast.Try, ast.With, ast.Lambda, ast.ListComp, ast.GeneratorExp,
               ast.DictComp, ast.SetComp, ast.IfExp, ast.BoolOp, ast.Global, ast.Nonlocal, ast.FunctionDef)
     for sub in ast.walk(node):
-        assert not isinstance(sub, banned) or sub is node, f"{type(sub).__name__} at line {sub.lineno}"
+        allowed = sub is node or (is_block_uniform_branch(sub) and sub in node.body)
+        assert not isinstance(sub, banned) or allowed, f"{type(sub).__name__} at line {sub.lineno}"
         if isinstance(sub, ast.UnaryOp) and isinstance(sub.op, ast.USub):
             # Triton 3.6 lowers -x to 0 - x, which loses the sign of -0.0: write x * -1.0
             assert isinstance(sub.operand, ast.Constant), f"unary minus on a tensor at line {sub.lineno}"
@@ -44,3 +54,17 @@ def assert_follows_generator_rules(fn, helpers: set, tl_attributes: set):
             assert sub.attr in tl_attributes, sub.attr
         if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Attribute) and sub.value.attr == "math":
             assert sub.attr in TL_MATH, sub.attr
+    assert_branch_results_bound_before(node)
+
+
+def assert_branch_results_bound_before(fn_node):
+    """Each name a block-uniform branch assigns that code after it reads is bound before the branch too
+    (Triton's compiled `if` needs a value of the same type on the path that skips it)."""
+    bound = {a.arg for a in fn_node.args.args}
+    for position, statement in enumerate(fn_node.body):
+        if is_block_uniform_branch(statement):
+            later = {n.id for rest in fn_node.body[position + 1:] for n in ast.walk(rest)
+                     if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+            assigned = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            assert assigned & later <= bound, f"line {statement.lineno}: {sorted((assigned & later) - bound)} unbound without the branch"
+        bound |= {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}

@@ -344,11 +344,13 @@ def test_module_exports_every_function():
     assert EXPECTED <= set(FUNCS), EXPECTED - set(FUNCS)
 
 
-# with the helpers only the Bessel functions call
-@pytest.mark.parametrize("name", sorted(EXPECTED | {f"bessel_{part}" for part in ("small0", "small1", "hankel0", "hankel1")}))
+# with the helpers only the Bessel functions call, and their block-uniform branches' test
+@pytest.mark.parametrize("name", sorted(EXPECTED | {f"bessel_{part}" for part in ("small0", "small1", "hankel0", "hankel1")}
+                                        | {"any"}))
 def test_source_is_straight_line_and_self_contained(name):
     assert_follows_generator_rules(FUNCS[name], {f"portable_{n}" for n in FUNCS},
-                                   {"math", "where", "abs", "minimum", "maximum", "full", "int64", "float64"})
+                                   {"math", "where", "abs", "minimum", "maximum", "full", "int64", "float64", "int32",
+                                    "reduce", "standard"})
 
 
 def test_digamma_divides_twice_and_calls_no_sine():
@@ -643,6 +645,23 @@ def test_bessel_jy_matches_torch_where_torch_is_right(name):
     assert theirs[infinite].isnan().all() and (out[infinite] == 0).all()
     middle = (x > 5) & (x < 10)
     assert ((out - theirs)[middle].abs() / _bessel_jy_scale(x[middle], out[middle])).max() > 4e-7
+
+
+@pytest.mark.parametrize("name", BESSEL_JY)
+def test_bessel_jy_branches_taken_per_block_give_each_element_its_value(name):
+    """Each branch runs only in blocks that have an element on its side (portable_any): a block of |x| <= 5
+    only, one of |x| > 5 only, and blocks of both give every element the same bits, whichever block it is in
+    (the same values sorted by |x| against shuffled), nan and the infinities included."""
+    generator = torch.Generator().manual_seed(3)
+    near = torch.rand(1024, generator=generator, dtype=F64) * 10 - 5
+    mixed = torch.cat([torch.rand(1024 - len(EDGES), generator=generator, dtype=F64) * 80 - 40, torch.tensor(EDGES, dtype=F64)])
+    far = (torch.rand(1024, generator=generator, dtype=F64) * 400 + 5.0000001) * (torch.rand(1024, generator=generator) - 0.5).sign()
+    x = torch.cat([near, mixed, far])  # blocks of 1024: below 5, both, above
+    shuffled = torch.randperm(x.numel(), generator=generator)
+    sorted_out, shuffled_out = run(name, x), run(name, x[shuffled])
+    assert torch.equal(sorted_out[shuffled].isnan(), shuffled_out.isnan())
+    same = sorted_out[shuffled] == shuffled_out
+    assert (same | shuffled_out.isnan()).all()
 
 
 def test_bessel_jy_divide_twice():
