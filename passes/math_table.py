@@ -93,15 +93,16 @@ MATH_TABLE: dict[str, MathFn] = {
     "i0e": _f(1, "portable_i0e(a)", "portable_i0e(a)", float32="f32_i0e(a)"),
     "i1e": _f(1, "portable_i1e(a)", "portable_i1e(a)", float32="f32_i1e(a)"),
     # torch.special's Bessel functions of the first and second kinds: Cephes' rationals in float64 on CUDA too
-    # (libdevice's j0, j1, y0 and y1: 5e-12 absolute from |x| = 8, the CUDA guide says). No float32 column:
-    # float32 work computes in float64 and rounds once, within half a float32 ulp and a few float64 ones, where
-    # torch's float32 Cephes is up to ~20 float32 eps of the amplitude off below 100 and loses the phase above
-    # (x - pi/4 rounded to float32: 2.4e-4 of the amplitude at 1e4, 2.7e-2 at 1e6); a float32 composite would
-    # need a phase reduction of its own. (torch has no 16-bit kernels of these.)
-    "bessel_j0": _f(1, "portable_bessel_j0(a)", "portable_bessel_j0(a)"),
-    "bessel_j1": _f(1, "portable_bessel_j1(a)", "portable_bessel_j1(a)"),
-    "bessel_y0": _f(1, "portable_bessel_y0(a)", "portable_bessel_y0(a)"),
-    "bessel_y1": _f(1, "portable_bessel_y1(a)", "portable_bessel_y1(a)"),
+    # (libdevice's j0, j1, y0 and y1: 5e-12 absolute from |x| = 8, the CUDA guide says); float32 work on CUDA
+    # takes float32 composites of the same method (float32_math.f32_bessel_j0 ...), within ~7 float32 eps of
+    # max(|f|, sqrt(2 / (pi |x|))) and J within 6 ulp to |x| = 5, where torch's float32 Cephes is up to ~20
+    # eps of the amplitude off below 100 and loses the phase above (x - pi/4 rounded to float32: 3.6e6 eps of
+    # the amplitude between 10 and 1e7). The portable column computes in float64 and rounds once, within
+    # half a float32 ulp and a few float64 ones. (torch has no 16-bit kernels of these.)
+    "bessel_j0": _f(1, "portable_bessel_j0(a)", "portable_bessel_j0(a)", float32="f32_bessel_j0(a)"),
+    "bessel_j1": _f(1, "portable_bessel_j1(a)", "portable_bessel_j1(a)", float32="f32_bessel_j1(a)"),
+    "bessel_y0": _f(1, "portable_bessel_y0(a)", "portable_bessel_y0(a)", float32="f32_bessel_y0(a)"),
+    "bessel_y1": _f(1, "portable_bessel_y1(a)", "portable_bessel_y1(a)", float32="f32_bessel_y1(a)"),
     # the modified Bessel functions of the second kind, which libdevice lacks: float64 composites (torch's
     # Cephes tables) on both columns. float32 work runs them too and rounds once, as portable_i0e did before
     # f32_i0e: within an ulp of float32 where torch's float32 kernels (the tables rounded to float32, torch's

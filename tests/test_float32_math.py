@@ -89,6 +89,18 @@ def f32_i1e(request, tmp_path_factory):
     return elementwise("f32_i1e", request.param, tmp_path_factory)
 
 
+BESSEL_JY = ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1")
+
+
+@pytest.fixture(scope="module", params=[(name, device) for name in BESSEL_JY for device in DEVICES],
+                ids=lambda param: "-".join(param))
+def f32_bessel_jy(request, tmp_path_factory):
+    name, device = request.param
+    run = elementwise(f"f32_{name}", device, tmp_path_factory)
+    run.name = name
+    return run
+
+
 @pytest.fixture(scope="module", params=DEVICES)
 def f32_atan(request, tmp_path_factory):
     return elementwise("f32_atan", request.param, tmp_path_factory)
@@ -322,6 +334,86 @@ def test_f32_bessel_special_values(f32_i0e, f32_i1e):
     assert torch.equal(i0e[5:], torch.tensor([1.0, 1.0])) and torch.equal(i1e[5:].signbit(), torch.tensor([False, True]))
 
 
+def bessel_jy_inputs():
+    """Both sides of 5 (the two branches' seam) and the first zeros of J0 and J1, tiny x and x up to 1e7,
+    where torch's float32 kernels lose the phase, both signs."""
+    generator = torch.Generator().manual_seed(2)
+    x = torch.cat([torch.linspace(0, 30, 60_001), torch.rand(20_000, generator=generator) * 400,
+                   torch.logspace(-38, 7, 4_001), torch.tensor([2.4048255, 3.831706, 4.9999995, 5.0, 5.0000005])])
+    return torch.cat([x, -x])
+
+
+def bessel_jy_envelope_eps(got, exact, x):
+    """|got - exact| in float32 eps of max(|exact|, sqrt(2 / (pi |x|))), the functions' amplitude."""
+    envelope = torch.sqrt(2.0 / (math.pi * x.double().abs())).clamp(max=1.0)
+    return (got.double() - exact).abs() / torch.maximum(envelope, exact.abs()) / 2.0**-24
+
+
+# each helper's bound in eps of the amplitude (measured, compiled on an H100 and interpreted: J0 6.7, J1 6.9,
+# Y0 7.6, Y1 8.5) and J's relative bound to |x| = 5, where the first zero is a factor (a - j)(a + j):
+# J0 7.4, J1 5.7 ulp (benchmarks/results/experiment_bessel_branches_h100.txt). torch's own float32 kernels
+# on the same points: 17-112 below 400, 3.6e6-5.9e6 above, where their float32 phase x - pi/4 is off
+BESSEL_JY_EPS = {"bessel_j0": 7.5, "bessel_j1": 8.0, "bessel_y0": 8.5, "bessel_y1": 9.5}
+BESSEL_J_ULP = {"bessel_j0": 8.0, "bessel_j1": 6.5}
+
+
+def test_f32_bessel_jy_is_within_a_few_eps_of_the_amplitude(f32_bessel_jy):
+    """Against the float64 composite (within a few float64 ulp of the true value, test_portable_math.py), in
+    eps of the amplitude; J relatively to |x| = 5 (away from subnormal results); and torch's float32 kernel,
+    on the same points, further off."""
+    from test_portable_math import run as run_float64
+
+    name, x = f32_bessel_jy.name, bessel_jy_inputs()
+    x = x[x > 0] if name.startswith("bessel_y") else x
+    exact = run_float64(name, x.double())
+    got = f32_bessel_jy(x)
+    error = bessel_jy_envelope_eps(got, exact, x)
+    worst = int(error.argmax())
+    assert error.max() <= BESSEL_JY_EPS[name], f"{error.max():.2f} eps at x = {x[worst].item()!r}"
+    assert error.mean() < 1.0
+    if name in BESSEL_J_ULP:
+        near = (x.abs() <= 5) & (x.abs() > 1e-30)
+        assert ulps(got[near], exact[near]).max() <= BESSEL_J_ULP[name]
+    far = x.abs() > 10
+    theirs = bessel_jy_envelope_eps(getattr(torch.special, name)(x), exact, x)
+    assert theirs[far].max() > 1000 * error[far].max()
+
+
+def test_f32_bessel_jy_special_values(f32_bessel_jy):
+    """As the float64 composites: J0 1 at +-0 and tiny x, J1 odd with -0.0 kept, both 0 (J1 signed) at
+    +-inf; Y -inf at +-0 and (Y1) where -2 / (pi x) overflows, nan below 0, 0 at +inf; nan at nan."""
+    from test_portable_math import run as run_float64
+
+    name = f32_bessel_jy.name
+    x = torch.tensor([0.0, -0.0, math.inf, -math.inf, math.nan, -1.0, 1e-45, -1e-45, 1e-38, 1.8e-39, 1.9e-39])
+    got = f32_bessel_jy(x)
+    expected = run_float64(name, x.double())
+    special = torch.arange(x.numel()) < 5
+    special[5] = name.startswith("bessel_y")  # nan below 0
+    special[6:8] = name.startswith("bessel_j")  # J0 1, J1 x/2 rounded to +-0.0
+    special |= expected.float().isinf()  # Y1 below 1.87e-39
+    assert torch.equal(got.isnan(), expected.isnan())
+    assert torch.equal(got[special & ~got.isnan()], expected.float()[special & ~got.isnan()])
+    assert torch.equal(got[special].signbit(), expected.float()[special].signbit())
+    finite = ~special & expected.isfinite()
+    assert ulps(got[finite], expected[finite]).max() <= 3.0
+
+
+def test_f32_bessel_jy_branches_taken_per_block_give_each_element_its_value(f32_bessel_jy):
+    """A block of |x| <= 5 only, one of |x| > 5 only and blocks of both (shuffled) give each element the
+    same bits (portable_any's block-uniform branches)."""
+    generator = torch.Generator().manual_seed(4)
+    near = torch.rand(1024, generator=generator) * 10 - 5
+    mixed = torch.cat([torch.rand(1014, generator=generator) * 80 - 40,
+                       torch.tensor([0.0, -0.0, math.inf, -math.inf, math.nan, 5.0, -5.0, 5.0000005, 1e-40, 1e30])])
+    far = (torch.rand(1024, generator=generator) * 400 + 5.000001) * (torch.rand(1024, generator=generator) - 0.5).sign()
+    x = torch.cat([near, mixed, far])
+    shuffled = torch.randperm(x.numel(), generator=generator)
+    in_blocks, in_mixed_blocks = f32_bessel_jy(x)[shuffled], f32_bessel_jy(x[shuffled])
+    assert torch.equal(in_blocks.isnan(), in_mixed_blocks.isnan())
+    assert ((in_blocks == in_mixed_blocks) | in_blocks.isnan()).all()
+
+
 def atan_inputs():
     """Both sides of |x| = 1 (where 1/x takes over), tiny and huge values and every float32 in
     [0.99, 1.01]."""
@@ -410,14 +502,16 @@ def test_f32_atan_and_atan2_are_cudas_bit_for_bit(tmp_path_factory):
 @pytest.mark.parametrize("name", sorted(HELPERS))
 def test_helpers_follow_the_generator_rules(name):
     # portable_math's dtype-generic helpers may be called too (the generator copies callees of either module)
-    shared = {"portable_reciprocal_square_step"}
+    shared = {"portable_reciprocal_square_step", "portable_any", "portable_bessel_hankel0", "portable_bessel_hankel1"}
     assert_follows_generator_rules(HELPERS[name], set(HELPERS) | shared,
-                                   {"abs", "math", "minimum", "maximum", "where", "exp2", "int32", "float32"})
+                                   {"abs", "math", "minimum", "maximum", "where", "exp2", "int32", "float32", "full",
+                                    "float64"})
 
 
 def test_math_table_float32_templates_name_helpers_of_float32_math():
     templates = {fname: entry.float32 for fname, entry in MATH_TABLE.items() if entry.float32}
-    assert {"erf", "digamma", "trigamma", "atan", "atan2", "i0e", "i1e"} <= set(templates)
+    assert {"erf", "digamma", "trigamma", "atan", "atan2", "i0e", "i1e", "bessel_j0", "bessel_j1", "bessel_y0",
+            "bessel_y1"} <= set(templates)
     for fname, template in templates.items():
         called = ast.parse(template, mode="eval").body.func.id
         assert called in HELPERS and is_helper(called), fname
