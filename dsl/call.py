@@ -558,6 +558,9 @@ CUDA_GATHER_BLOCK, CUDA_GATHER_WARPS = 512, 8
 # the flat block where some operand is WIDE_ELEMENT_BYTES wide (float64, int64): 4 elements per thread
 # with CUDA_WARPS, the bytes a thread of CUDA_BLOCK moves in float32 (see launch_shape)
 WIDE_ELEMENT_BYTES, CUDA_WIDE_ELEMENT_BLOCK = 8, 512
+# the flat block of kernels that call a heavy composite (math_table.HEAVY_ROWS), for operands of at most 4
+# bytes and for wider ones: 4 and 2 elements per thread with CUDA_WARPS (see launch_shape)
+CUDA_HEAVY_BLOCK, CUDA_HEAVY_WIDE_BLOCK = 512, 256
 # tiles of kernels that make HEAVY_MATH_CALLS or more costly math calls per element (a sin and a
 # cos), whose operands are wider than 16 bits: 32 x 16 elements with 2 warps at every size; 16-bit
 # ones: 32 x 32 with 4 below a wave, 32 x 64 with 4 from it (see tile_elements and tile_shape)
@@ -573,7 +576,7 @@ LAUNCH_SHAPE_OVERRIDE = None
 def launch_shape(device: torch.device, sizes: tuple, tile, costly_calls: int = 0,
                  gathered: bool = False, element_bytes: int = 4, vectors: bool = True,
                  dependent: bool = False, bytes_per_element: float = 0.0,
-                 wide_threads: bool = False) -> tuple[tuple, int]:
+                 wide_threads: bool = False, heavy_math: bool = False) -> tuple[tuple, int]:
     """(blocks, warps) of a launch: BLOCK for a flat walk or the tile's edges, and num_warps.
     `costly_calls`: how many calls of exp, erf, sin, ... (math_table's costly rows) the kernel
     makes per element (math_table.costly_calls); `gathered`: some input's innermost stride is
@@ -582,7 +585,9 @@ def launch_shape(device: torch.device, sizes: tuple, tile, costly_calls: int = 0
     vectors (see tile_vectors); `dependent`: the launch is a programmatic dependent (see
     dependent_launch), whose flat programs move at least DEPENDENT_PROGRAM_BYTES, at
     `bytes_per_element` (moved_bytes over the element count; see dependent_block); `wide_threads`:
-    its math gains from more elements a thread (math_table.gains_from_wide_threads)."""
+    its math gains from more elements a thread (math_table.gains_from_wide_threads); `heavy_math`: it
+    calls a heavy composite (math_table.calls_heavy_math), whose flat blocks take CUDA_HEAVY_BLOCK or
+    CUDA_HEAVY_WIDE_BLOCK at every size, a dependent launch's too."""
     if LAUNCH_SHAPE_OVERRIDE is not None:
         chosen = LAUNCH_SHAPE_OVERRIDE(sizes, tile)
         if chosen is not None:
@@ -620,6 +625,10 @@ def launch_shape(device: torch.device, sizes: tuple, tile, costly_calls: int = 0
         # (digamma 21%, floor_divide 19%, log, tanh and expm1 6%; gelu 3% slower), ten rows 5% at 2^20
         # and 4% at 2^26. Write-only and narrow-output kernels (fill, isnan), 26% and 3% slower at 512
         # as dependent launches, grow back to 1024 there (dependent_block)
+        if heavy_math:
+            # a program of heavy math takes long enough that programs start often enough at any block
+            wide = element_bytes >= WIDE_ELEMENT_BYTES
+            return (CUDA_HEAVY_WIDE_BLOCK if wide else CUDA_HEAVY_BLOCK,), CUDA_WARPS
         if gathered:
             block, warps = CUDA_GATHER_BLOCK, CUDA_GATHER_WARPS
         elif small_costly_blocks(device, sizes, costly_calls > 0):

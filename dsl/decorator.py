@@ -24,7 +24,8 @@ from tritonize.errors import (ArgumentCountError, BroadcastError, CallError, DSL
 from tritonize.passes import (ParamSpec, Specialization, derive_backward, generate_module, infer_output_types,
                               infer_value_types, run_frontend)
 from tritonize.passes.ast_tools import names_read
-from tritonize.passes.math_table import costly_calls, gains_from_wide_threads, prefers_toolkit_libdevice
+from tritonize.passes.math_table import (calls_heavy_math, costly_calls, gains_from_wide_threads,
+                                           prefers_toolkit_libdevice)
 from tritonize.passes.type_rules import PYTHON, SHORT_NAMES, by_value_dtype
 from tritonize.promotion import normalize, output_dtype
 from tritonize.view import StridedView
@@ -79,6 +80,7 @@ class PointwiseFunction:
         self._ctx = ctx
         self._costly_calls = costly_calls(ctx.tree)  # chooses launch shapes (call.launch_shape)
         self._wide_threads = gains_from_wide_threads(ctx.tree)  # see call.dependent_block
+        self._heavy_math = calls_heavy_math(ctx.tree)  # see call.launch_shape
         # see Specialization.toolkit_libdevice: without a float32 tensor, and with one
         self._toolkit_libdevice = (prefers_toolkit_libdevice(ctx.tree), prefers_toolkit_libdevice(ctx.tree, True))
         # the parameters the function reads: a tensor it never reads is not loaded (fill's input),
@@ -575,7 +577,8 @@ class PointwiseFunction:
         launch). plan() and _class_plan() both choose here."""
         dependent = call.dependent_launch(device, sizes, tile, self._costly_calls > 0, gathered, element_bytes, moved)
         blocks, warps = call.launch_shape(device, sizes, tile, self._costly_calls, gathered, element_bytes, vectors,
-                                          dependent, moved / max(1, math.prod(sizes)), self._wide_threads)
+                                          dependent, moved / max(1, math.prod(sizes)), self._wide_threads,
+                                          self._heavy_math)
         # (positional arguments and no dict: a class launch makes these choices on every call)
         if tile is None:  # a flat or decoded walk: no eviction hint, no 2-D grid
             evict, two_dimensional = False, False

@@ -214,7 +214,7 @@ def explain(function, args, kwargs, out) -> Text:
         row("index width", "int32: the element count and every operand's offsets fit in int32")
     else:
         row("index width", "int64: the element count or some operand's offsets do not fit in int32")
-    row("runs on", _runs_on(plan, spec, function._costly_calls, function._wide_threads))
+    row("runs on", _runs_on(plan, spec, function._costly_calls, function._wide_threads, function._heavy_math))
     row("kernel key", _key_words(spec))
     if numel == 0:
         row("module", "none: a call with no elements launches nothing")
@@ -251,7 +251,7 @@ def _layout_note(plan, tensor, given) -> str:
     return f" (dims innermost first {tuple(order)}: the inputs' memory order, as TensorIterator does)"
 
 
-def _runs_on(plan, spec, costly_calls: int = 0, wide_threads: bool = False) -> str:
+def _runs_on(plan, spec, costly_calls: int = 0, wide_threads: bool = False, heavy_math: bool = False) -> str:
     launch = ""
     if plan.numel > 0:
         edges = f"tiles of {' x '.join(map(str, plan.blocks))}" if spec.tile else f"BLOCK {plan.blocks[0]}"
@@ -275,6 +275,9 @@ def _runs_on(plan, spec, costly_calls: int = 0, wide_threads: bool = False) -> s
                        else "; a costly math call per element (exp, sin, ...), so tiles of at most 32 x 32 for "
                             "operands wider than 16 bits, and 64 x 64 with 8 warps for 16-bit ones only from a "
                             "quarter wave of them")
+        if plan.device.type == "cuda" and not spec.tile and heavy_math:
+            launch += (f" ({plan.blocks[0] // (32 * plan.warps)} elements a thread: it calls a composite that keeps "
+                       f"many values live, math_table.HEAVY_ROWS)")
         dense = flat_indexed_labels(spec)
         if dense:
             launch += (f"; {', '.join(dense)} {'is' if len(dense) == 1 else 'are'} dense in the walk's order, so "

@@ -195,6 +195,20 @@ WIDE_THREAD_ROWS = {"log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin"
 WIDE_THREAD_COMPANIONS = {"exp", "exp2"}
 
 
+# Rows whose composites keep many values live per element (each of the Bessel functions' two branches has
+# four rational functions and a sine and a cosine): a flat CUDA launch of a kernel that calls one takes
+# fewer elements a thread (call.HEAVY_BLOCK, and no dependent launch's growth), where eight of them
+# spilled registers. On an H100 at 2^24, float32 J0 with blocks of 1024, 512 and 256 (4 warps) took
+# 75.7, 61.2 and 63.6 us on [-2, 2] and float64 J0 146.2, 120.0 at 512 and 256
+# (benchmarks/results/experiment_bessel_branches_h100.txt).
+HEAVY_ROWS = {"bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1"}
+
+
+def calls_heavy_math(tree: ast.AST) -> bool:
+    """Does this (inlined) function call a row of HEAVY_ROWS (see call.launch_shape)?"""
+    return any(is_math_call(node) and math_name(node) in HEAVY_ROWS for node in ast.walk(tree))
+
+
 def gains_from_wide_threads(tree: ast.AST) -> bool:
     """Does this (inlined) function call a row of WIDE_THREAD_ROWS, and no costly math but those
     and WIDE_THREAD_COMPANIONS (see call.dependent_block)?"""

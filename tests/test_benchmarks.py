@@ -1,6 +1,7 @@
 """The benchmark suite's CPU-checkable parts: every benchmarked op agrees with its eager
 twin on every layout case, a row's columns follow from its timings, and the launch-shape
 override benchmarks/tune.py sweeps with."""
+import ast
 import inspect
 import json
 import math
@@ -372,6 +373,32 @@ def test_flat_walks_of_8_byte_elements_take_blocks_of_512(monkeypatch):
     tile = (0, 1, ())
     assert call.launch_shape(cuda, (4096, 4096), tile, element_bytes=8) == \
         call.launch_shape(cuda, (4096, 4096), tile, element_bytes=4)
+
+
+def test_flat_walks_of_heavy_math_take_small_blocks_at_every_size(monkeypatch):
+    """call.launch_shape with `heavy_math` (a kernel calling a math_table.HEAVY_ROWS composite): flat CUDA
+    walks take 512 elements for operands of up to 4 bytes and 256 for wider ones, with 4 warps, small or
+    large, gathered or not, and a dependent launch does not grow them; tiles and the CPU keep theirs. The
+    decorator asks for it where the inlined function calls such a row."""
+    monkeypatch.setattr(call, "device_threads", lambda device: 132 * 2048)
+    cuda = torch.device("cuda", 0)
+    for sizes in ((4096,), (2**20,), (2**24,)):
+        for gathered in (False, True):
+            assert call.launch_shape(cuda, sizes, None, gathered=gathered, element_bytes=4, heavy_math=True) == \
+                ((call.CUDA_HEAVY_BLOCK,), 4) == ((512,), 4)
+            assert call.launch_shape(cuda, sizes, None, gathered=gathered, element_bytes=8, heavy_math=True) == \
+                ((call.CUDA_HEAVY_WIDE_BLOCK,), 4) == ((256,), 4)
+    assert call.launch_shape(cuda, (2**24,), None, element_bytes=4, dependent=True, bytes_per_element=8.0,
+                             heavy_math=True) == ((512,), 4)
+    assert call.launch_shape(cuda, (2**24,), None, element_bytes=4, dependent=True, bytes_per_element=5.0) == \
+        ((2048,), 8)  # without heavy math a float32 -> bool walk grows
+    tile = (0, 1, ())
+    assert call.launch_shape(cuda, (4096, 4096), tile, heavy_math=True) == call.launch_shape(cuda, (4096, 4096), tile)
+    cpu = torch.device("cpu")
+    assert call.launch_shape(cpu, (3000,), None, heavy_math=True) == call.launch_shape(cpu, (3000,), None)
+    from tritonize.passes.math_table import calls_heavy_math
+
+    assert calls_heavy_math(ast.parse("math.bessel_y0(x) + 1.0")) and not calls_heavy_math(ast.parse("math.i0e(x)"))
 
 
 def test_dependent_16_bit_blocks_of_wide_thread_math_keep_their_warps(monkeypatch):
