@@ -198,9 +198,9 @@ WIDE_THREAD_COMPANIONS = {"exp", "exp2"}
 # Rows whose composites keep many values live per element (each of the Bessel functions' two branches has
 # four rational functions and a sine and a cosine): a flat CUDA launch of a kernel that calls one takes
 # fewer elements a thread (call.HEAVY_BLOCK, and no dependent launch's growth), where eight of them
-# spilled registers. On an H100 at 2^24, float32 J0 with blocks of 1024, 512 and 256 (4 warps) took
-# 75.7, 61.2 and 63.6 us on [-2, 2] and float64 J0 146.2, 120.0 at 512 and 256
-# (benchmarks/results/experiment_bessel_branches_h100.txt).
+# spilled registers. On an H200 at 2^24, float32 J0 with blocks of 1024, 512 and 256 (4 warps) took 71.0,
+# 64.1 and 62.9 us on [-2, 2] and 147.1, 122.8 and 122.9 on [-30, 30]; float64 J0 151.6, 146.8 and 122.6,
+# and 462.6, 299.6 and 245.6 (benchmarks/results/experiment_bessel_branches_h200.txt).
 HEAVY_ROWS = {"bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1"}
 
 
