@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import math
 import numbers
+import sys
 import os
 from dataclasses import dataclass
 
@@ -75,6 +76,8 @@ def classify(label: str, value, annotation=None, read_as=None):
         if value.dim() == 0:
             return VType(dtype, ZERO_DIM), value.pointer if isinstance(value, StridedView) else value
         return VType(dtype, TENSOR), value
+    if _is_numpy_bool(value):  # numpy's bool is no numbers.Number; torch takes it as a Python bool
+        value = value.item()
     if isinstance(value, numbers.Number) and not isinstance(value, complex):
         if hasattr(value, "item"):  # numpy scalars
             value = value.item()
@@ -89,8 +92,15 @@ def classify(label: str, value, annotation=None, read_as=None):
             return VType(torch.int64, PYTHON), value
         if isinstance(value, float):
             return VType(torch.float64, PYTHON), value
+    kind = type(value)
     raise CallError(f"argument '{label}' must be a tensor or a Python number (int, float, bool), "
-                    f"got {type(value).__name__}")
+                    f"got {kind.__name__ if kind.__module__ == 'builtins' else f'{kind.__module__}.{kind.__name__}'}")
+
+
+def _is_numpy_bool(value) -> bool:
+    """Is `value` a numpy.bool_ (numpy imported only where the caller's program has)?"""
+    numpy = sys.modules.get("numpy")
+    return numpy is not None and isinstance(value, numpy.bool_)
 
 
 def converted_number_type(annotation, read_as):

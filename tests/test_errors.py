@@ -946,6 +946,24 @@ def test_argument_that_is_not_a_tensor_or_a_number(value, device):
     assert_untouched(out)
 
 
+def test_numpy_scalars_are_python_numbers(device):
+    """numpy's scalars take the Python number's rules: np.bool_ (which is no numbers.Number) as a bool, its
+    floats and ints as floats and ints (torch's own arithmetic takes np.bool_ as a float: int64 * np.bool_(True)
+    is float32 there); a Number of another kind is refused, named with its module."""
+    import decimal
+
+    import numpy
+
+    x = torch.arange(4, dtype=torch.int64, device=device)
+    assert torch.equal(add2(x, numpy.bool_(True)), add2(x, True)) and add2(x, numpy.bool_(True)).dtype == torch.int64
+    assert torch.equal(add2(x, numpy.int32(3)), add2(x, 3)) and add2(x, numpy.float32(0.5)).dtype == torch.float32
+    out = sentinel(device=device)
+    with pytest.raises(CallError) as info:
+        add2(x.float(), decimal.Decimal("1.5"), out=out)
+    assert "'y'" in str(info.value) and "decimal.Decimal" in str(info.value)
+    assert_untouched(out)
+
+
 def test_tensor_for_a_float_annotated_parameter(device):
     out = sentinel(device=device)
     with pytest.raises(CallError) as info:
