@@ -356,10 +356,16 @@ def f32_i1e(x):
 def f32_bessel_small0(a):
     """J0 on |x| <= 5 as (numerator, denominator) in float32, a = |x|: Cephes' (z - DR1)(z - DR2) RP(z) / RQ(z), z - DR1 as (a - j01)(a + j01), j01 in two parts."""
     z = a * a
-    rp = ((-4794432209.782018 * z + 1956174919465.5657) * z - 249248344360967.72) * z + 9708622510473064.0
-    rq = (((z + 499.563147152651) * z + 173785.4016763747) * z + 48440965.83399621) * z + 11185553704.535683
-    rq = ((rq * z + 2112775201154.892) * z + 310518229857422.56) * z + 3.1812195594320496e+16
-    rq = rq * z + 1.7108629408104315e+18
+    rp = tl.math.fma(z, -4794432209.782018, 1956174919465.5657)
+    rp = tl.math.fma(rp, z, -249248344360967.72)
+    rp = tl.math.fma(rp, z, 9708622510473064.0)
+    rq = tl.math.fma(z + 499.563147152651, z, 173785.4016763747)
+    rq = tl.math.fma(rq, z, 48440965.83399621)
+    rq = tl.math.fma(rq, z, 11185553704.535683)
+    rq = tl.math.fma(rq, z, 2112775201154.892)
+    rq = tl.math.fma(rq, z, 310518229857422.56)
+    rq = tl.math.fma(rq, z, 3.1812195594320496e+16)
+    rq = tl.math.fma(rq, z, 1.7108629408104315e+18)
     first_zero = ((a - 2.404825448989868) - 1.087059047222283e-07) * (a + 2.404825557695773)
     return first_zero * (z - 30.471262343662087) * rp, rq
 
@@ -367,17 +373,89 @@ def f32_bessel_small0(a):
 def f32_bessel_small1(a):
     """J1(x) / x on |x| <= 5 as (numerator, denominator) in float32, a = |x|: Cephes' (z - Z1)(z - Z2) RP(z) / RQ(z), z - Z1 as (a - j11)(a + j11), j11 in two parts."""
     z = a * a
-    rp = ((-899971225.7055594 * z + 452228297998.19403) * z - 72749424522181.83) * z + 3682957328638529.0
-    rq = (((z + 620.8364781180543) * z + 256987.25675774884) * z + 83514679.14319493) * z + 22151159547.97925
-    rq = ((rq * z + 4749141220799.914) * z + 784369607876235.9) * z + 8.952223361846274e+16
-    rq = rq * z + 5.322786203326801e+18
+    rp = tl.math.fma(z, -899971225.7055594, 452228297998.19403)
+    rp = tl.math.fma(rp, z, -72749424522181.83)
+    rp = tl.math.fma(rp, z, 3682957328638529.0)
+    rq = tl.math.fma(z + 620.8364781180543, z, 256987.25675774884)
+    rq = tl.math.fma(rq, z, 83514679.14319493)
+    rq = tl.math.fma(rq, z, 22151159547.97925)
+    rq = tl.math.fma(rq, z, 4749141220799.914)
+    rq = tl.math.fma(rq, z, 784369607876235.9)
+    rq = tl.math.fma(rq, z, 8.952223361846274e+16)
+    rq = tl.math.fma(rq, z, 5.322786203326801e+18)
     first_zero = ((a - 3.8317060470581055) + 7.685058989181925e-08) * (a + 3.831705970207512)
     return first_zero * (z - 49.2184563216946) * rp, rq
 
 
+# Cephes' P and Q for the Hankel expansion (portable_bessel_hankel0/1) by fma: half the instructions of
+# the float64 helpers' `a * b + c`, which tritonize compiles without contraction
+def f32_bessel_hankel0(a):
+    """Order 0 above 5 in float32: (P d, w Q d, d) for Cephes' P = PP/PQ and w Q = (5/a) QP/QQ in t = (5/a)^2 over one denominator d = PQ QQ (portable_bessel_hankel0's, by fma)."""
+    w = 5.0 / a
+    t = w * w
+    pp = tl.math.fma(t, 0.0007969367292973471, 0.08283523921074408)
+    pp = tl.math.fma(pp, t, 1.239533716464143)
+    pp = tl.math.fma(pp, t, 5.447250030587687)
+    pp = tl.math.fma(pp, t, 8.74716500199817)
+    pp = tl.math.fma(pp, t, 5.303240382353949)
+    pp = tl.math.fma(pp, t, 1.0)
+    pq = tl.math.fma(t, 0.0009244088105588637, 0.08562884743544745)
+    pq = tl.math.fma(pq, t, 1.2535274390105895)
+    pq = tl.math.fma(pq, t, 5.470977403304171)
+    pq = tl.math.fma(pq, t, 8.761908832370695)
+    pq = tl.math.fma(pq, t, 5.306052882353947)
+    pq = tl.math.fma(pq, t, 1.0)
+    qp = tl.math.fma(t, -0.011366383889846916, -1.2825271867050931)
+    qp = tl.math.fma(qp, t, -19.553954425773597)
+    qp = tl.math.fma(qp, t, -93.20601521237683)
+    qp = tl.math.fma(qp, t, -177.68116798048806)
+    qp = tl.math.fma(qp, t, -147.07750515495118)
+    qp = tl.math.fma(qp, t, -51.41053267665993)
+    qp = tl.math.fma(qp, t, -6.050143506007285)
+    qq = tl.math.fma(t + 64.3178256118178, t, 856.4300259769806)
+    qq = tl.math.fma(qq, t, 3882.4018360540163)
+    qq = tl.math.fma(qq, t, 7240.467741956525)
+    qq = tl.math.fma(qq, t, 5930.727011873169)
+    qq = tl.math.fma(qq, t, 2062.0933166032783)
+    qq = tl.math.fma(qq, t, 242.0057402402914)
+    return pp * qq, w * qp * pq, pq * qq
+
+
+def f32_bessel_hankel1(a):
+    """Order 1 above 5 in float32: (P d, w Q d, d) for Cephes' P = PP/PQ and w Q = (5/a) QP/QQ in t = (5/a)^2 over one denominator d = PQ QQ (portable_bessel_hankel1's, by fma)."""
+    w = 5.0 / a
+    t = w * w
+    pp = tl.math.fma(t, 0.0007621256162081731, 0.07313970569409176)
+    pp = tl.math.fma(pp, t, 1.1271960812968493)
+    pp = tl.math.fma(pp, t, 5.112079511468076)
+    pp = tl.math.fma(pp, t, 8.424045901417724)
+    pp = tl.math.fma(pp, t, 5.214515986823615)
+    pp = tl.math.fma(pp, t, 1.0)
+    pq = tl.math.fma(t, 0.0005713231280725487, 0.06884559087544954)
+    pq = tl.math.fma(pq, t, 1.105142326340617)
+    pq = tl.math.fma(pq, t, 5.073863861286015)
+    pq = tl.math.fma(pq, t, 8.399855543276042)
+    pq = tl.math.fma(pq, t, 5.209828486823619)
+    pq = tl.math.fma(pq, t, 1.0)
+    qp = tl.math.fma(t, 0.05108625947501766, 4.982138729512334)
+    qp = tl.math.fma(qp, t, 75.82382841325453)
+    qp = tl.math.fma(qp, t, 366.7796093601508)
+    qp = tl.math.fma(qp, t, 710.8563049989261)
+    qp = tl.math.fma(qp, t, 597.4896124006136)
+    qp = tl.math.fma(qp, t, 211.68875710057213)
+    qp = tl.math.fma(qp, t, 25.207020585802372)
+    qq = tl.math.fma(t + 74.23732770356752, t, 1056.4488603826283)
+    qq = tl.math.fma(qq, t, 4986.410583376536)
+    qq = tl.math.fma(qq, t, 9562.318924047562)
+    qq = tl.math.fma(qq, t, 7997.041604473507)
+    qq = tl.math.fma(qq, t, 2826.1927851763908)
+    qq = tl.math.fma(qq, t, 336.0936078106983)
+    return pp * qq, w * qp * pq, pq * qq
+
+
 # f32_bessel_j0: even, 1 at +-0, nan at nan, 0.0 at +-inf (as portable_bessel_j0)
 def f32_bessel_j0(x):
-    """J0 in float32: f32_bessel_small0 to |x| = 5, above (P (cos a + sin a) - w Q (sin a - cos a)) / sqrt(pi a) (portable_bessel_hankel0), each branch in blocks that have such elements."""
+    """J0 in float32: f32_bessel_small0 to |x| = 5, above (P (cos a + sin a) - w Q (sin a - cos a)) / sqrt(pi a) (f32_bessel_hankel0), each branch in blocks that have such elements."""
     a = tl.abs(x)
     near = a <= 5.0
     num = tl.full(x.shape, 0.0, tl.float32)
@@ -385,7 +463,7 @@ def f32_bessel_j0(x):
     if portable_any(near):
         num, den = f32_bessel_small0(a)
     if portable_any(near == 0):
-        p, q, d = portable_bessel_hankel0(a)
+        p, q, d = f32_bessel_hankel0(a)
         s = tl.math.sin(a)
         c = tl.math.cos(a)
         num = tl.where(near, num, p * (c + s) - q * (s - c))
@@ -398,7 +476,7 @@ def f32_bessel_j0(x):
 
 # f32_bessel_j1: odd (x times the series to 5, which keeps -0.0), +-0.0 at +-inf, nan at nan
 def f32_bessel_j1(x):
-    """J1 in float32: x times f32_bessel_small1 to |x| = 5, above (P (sin a - cos a) + w Q (sin a + cos a)) / sqrt(pi a) with x's sign (portable_bessel_hankel1), each branch in blocks that have such elements."""
+    """J1 in float32: x times f32_bessel_small1 to |x| = 5, above (P (sin a - cos a) + w Q (sin a + cos a)) / sqrt(pi a) with x's sign (f32_bessel_hankel1), each branch in blocks that have such elements."""
     a = tl.abs(x)
     near = a <= 5.0
     num = tl.full(x.shape, 0.0, tl.float32)
@@ -407,7 +485,7 @@ def f32_bessel_j1(x):
         num, den = f32_bessel_small1(a)
         num = x * num
     if portable_any(near == 0):
-        p, q, d = portable_bessel_hankel1(a)
+        p, q, d = f32_bessel_hankel1(a)
         s = tl.math.sin(a)
         c = tl.math.cos(a)
         big = p * (s - c) + q * (s + c)
@@ -428,23 +506,32 @@ def f32_bessel_log(x):
 
 # f32_bessel_y0: -inf at +-0, nan below 0 and at nan, 0.0 at +inf (as portable_bessel_y0)
 def f32_bessel_y0(x):
-    """Y0 in float32: YP(z) / YQ(z) + (2/pi) ln(x) J0(x) to 5 (J0 from f32_bessel_small0, YP in float64), above (P (sin x - cos x) + w Q (cos x + sin x)) / sqrt(pi x) (portable_bessel_hankel0), each branch in blocks that have such elements."""
+    """Y0 in float32: YP(z) / YQ(z) + (2/pi) ln(x) J0(x) to 5 (J0 from f32_bessel_small0, YP in float64), above (P (sin x - cos x) + w Q (cos x + sin x)) / sqrt(pi x) (f32_bessel_hankel0), each branch in blocks that have such elements."""
     near = x <= 5.0
     r = tl.full(x.shape, 0.0, tl.float32)
     if portable_any(near):
         num, den = f32_bessel_small0(x)
         z = x * x
         wide = x.to(tl.float64) * x.to(tl.float64)
-        yp = ((15592.436785523574 * wide - 14663929.59039716) * wide + 5435264770.518765) * wide - 982136065717.9115
-        yp = ((yp * wide + 87590639439536.7) * wide - 3466283033847297.0) * wide + 4.4273326857256984e+16
-        yp = (yp * wide - 1.8495080043698668e+16).to(tl.float32)
-        yq = (((z + 1041.2835366425984) * z + 626107.330137135) * z + 268919633.39381415) * z + 86400248710.3935
-        yq = ((yq * z + 20297961275010.555) * z + 3171577528429750.5) * z + 2.5059625617265306e+17
+        yp = tl.math.fma(wide, 15592.436785523574, -14663929.59039716)
+        yp = tl.math.fma(yp, wide, 5435264770.518765)
+        yp = tl.math.fma(yp, wide, -982136065717.9115)
+        yp = tl.math.fma(yp, wide, 87590639439536.7)
+        yp = tl.math.fma(yp, wide, -3466283033847297.0)
+        yp = tl.math.fma(yp, wide, 4.4273326857256984e+16)
+        yp = tl.math.fma(yp, wide, -1.8495080043698668e+16)
+        yp = yp.to(tl.float32)
+        yq = tl.math.fma(z + 1041.2835366425984, z, 626107.330137135)
+        yq = tl.math.fma(yq, z, 268919633.39381415)
+        yq = tl.math.fma(yq, z, 86400248710.3935)
+        yq = tl.math.fma(yq, z, 20297961275010.555)
+        yq = tl.math.fma(yq, z, 3171577528429750.5)
+        yq = tl.math.fma(yq, z, 2.5059625617265306e+17)
         # one quotient: below 5 |yp den|, |num yq| and yq den stay under 1e37
         top = yp * den + 0.6366197723675814 * f32_bessel_log(x) * num * yq
         r = tl.math.div_rn(top, yq * den)
     if portable_any(near == 0):
-        p, q, d = portable_bessel_hankel0(x)
+        p, q, d = f32_bessel_hankel0(x)
         s = tl.math.sin(x)
         c = tl.math.cos(x)
         big = tl.math.div_rn(p * (s - c) + q * (c + s), d * tl.math.sqrt_rn(x) * 1.7724539041519165)
@@ -456,22 +543,30 @@ def f32_bessel_y0(x):
 
 # f32_bessel_y1: -inf at +-0 and where -2 / (pi x) overflows (x < 1.9e-39), nan below 0 and at nan, 0.0 at +inf
 def f32_bessel_y1(x):
-    """Y1 in float32: x YP(z) / YQ(z) + (2/pi) (J1(x) ln(x) - 1/x) to 5 (J1 from f32_bessel_small1, YP in float64), above (w Q (sin x - cos x) - P (sin x + cos x)) / sqrt(pi x) (portable_bessel_hankel1), each branch in blocks that have such elements."""
+    """Y1 in float32: x YP(z) / YQ(z) + (2/pi) (J1(x) ln(x) - 1/x) to 5 (J1 from f32_bessel_small1, YP in float64), above (w Q (sin x - cos x) - P (sin x + cos x)) / sqrt(pi x) (f32_bessel_hankel1), each branch in blocks that have such elements."""
     near = x <= 5.0
     r = tl.full(x.shape, 0.0, tl.float32)
     if portable_any(near):
         num, den = f32_bessel_small1(x)
         z = x * x
         wide = x.to(tl.float64) * x.to(tl.float64)
-        yp = ((1263204747.9017804 * wide - 647355876379.1603) * wide + 114509511541823.73) * wide - 8127702555013251.0
-        yp = ((yp * wide + 2.024394757135949e+17) * wide - 7.788771962659501e+17).to(tl.float32)
-        yq = (((z + 594.3015923461282) * z + 235564.09294306856) * z + 73481194.44597217) * z + 18760131610.870617
-        yq = ((yq * z + 3882312774962.3857) * z + 620557727146953.8) * z + 6.871410873553005e+16
-        yq = yq * z + 3.9727060811656064e+18
+        yp = tl.math.fma(wide, 1263204747.9017804, -647355876379.1603)
+        yp = tl.math.fma(yp, wide, 114509511541823.73)
+        yp = tl.math.fma(yp, wide, -8127702555013251.0)
+        yp = tl.math.fma(yp, wide, 2.024394757135949e+17)
+        yp = tl.math.fma(yp, wide, -7.788771962659501e+17)
+        yp = yp.to(tl.float32)
+        yq = tl.math.fma(z + 594.3015923461282, z, 235564.09294306856)
+        yq = tl.math.fma(yq, z, 73481194.44597217)
+        yq = tl.math.fma(yq, z, 18760131610.870617)
+        yq = tl.math.fma(yq, z, 3882312774962.3857)
+        yq = tl.math.fma(yq, z, 620557727146953.8)
+        yq = tl.math.fma(yq, z, 6.871410873553005e+16)
+        yq = tl.math.fma(yq, z, 3.9727060811656064e+18)
         j1_log = x * tl.math.div_rn(num, den) * f32_bessel_log(x)
         r = x * tl.math.div_rn(yp, yq) + (0.6366197723675814 * j1_log - tl.math.div_rn(0.6366197723675814, x))
     if portable_any(near == 0):
-        p, q, d = portable_bessel_hankel1(x)
+        p, q, d = f32_bessel_hankel1(x)
         s = tl.math.sin(x)
         c = tl.math.cos(x)
         big = tl.math.div_rn(q * (s - c) - p * (s + c), d * tl.math.sqrt_rn(x) * 1.7724539041519165)
