@@ -1,5 +1,6 @@
 """Float32 composites that the CUDA column of the math table calls instead of libdevice where
-libdevice's own compiles to many more instructions under Triton.
+libdevice's own compiles to many more instructions under Triton, or, where libdevice has none
+(digamma, trigamma, i0e, i1e, the K functions), instead of portable_math's float64 composites.
 
 libdevice's erff picks its polynomial's coefficients per element (|x| < 1 or not). Compiled by
 Triton, each picked coefficient costs a move and a predicated move per element (ncu: 19.3M
@@ -574,3 +575,214 @@ def f32_bessel_y1(x):
     r = tl.where(x == float("inf"), 0.0, r)
     r = tl.where(x < 0.0, float("nan"), r)
     return tl.where(x == 0.0, float("-inf"), r)
+
+
+# The modified Bessel functions of the second kind, K0 and K1, and their scaled forms exp(x) K(x)
+# (torch.special.modified_bessel_k0, _k1, scaled_modified_bessel_k0, _k1), float32 throughout, where the
+# portable composites' float64 ran at 0.36-0.51x eager on an H100. Not Cephes' method (torch's, portable_k0
+# ...), which splits at x = 2: from x ~ 0.5 to 2 its K0 = c - ln(x/2) I0(x) and K1 = ln(x/2) I1(x) + c/x cancel
+# 2-3.5x (c = -0.46 against K0 = 0.42 at x = 1), and its c, a Chebyshev sum whose terms reach 0.5, would need
+# its last Clenshaw steps and ln(x/2) in float64 for a float32 result within a few ulp (torch's float32
+# kernels: 7-13 ulp off there). Instead (as Boost does) the split is at x = 1: on (0, 1] the power series
+# K0 = P(q) - ln(x) I0(q) and K1 = 1/x + x (ln(x) S(q) / 2 - R(q)), q = x^2/4, whose four series have only
+# positive terms (K0's two parts share a sign up to x = 1; K1's cancel at most 2.3x, at 1); above, exp(-x)
+# g(1/x) / sqrt(x) with g a polynomial fitted on [1, inf) (benchmarks/experiments/fit_bessel_k.py, which also
+# gives the series' coefficients). ln x, exp(-x), 1/sqrt(x) are this file's own float32 reductions (f32_k_log,
+# f32_k_exp, f32_k_rsqrt: Triton's tl.exp is ex2.approx, its float32 log not certain to be libdevice's, rsqrt
+# and float32 `/` approximate); 1/x is tl.math.div_rn, correctly rounded. No float64, and no conversions to or
+# from it (16 a clock per SM on an H100, the CUDA guide says, against 128 float32 operations): compiled for
+# sm_90 on the CPU (8 elements a thread), ~150 SASS instructions an element and 56-63 registers, where the
+# float64 composites are ~500 with ~210 float64 ones (and Cephes' split with the float64 steps above, sketched,
+# 225 with 50).
+
+
+# f32_k_log: ln x for x > 0 as high + low, FreeBSD's logf (e_logf.c) in straight-line code: x = 2^k m with
+# m in [sqrt(1/2), sqrt(2)) from the bits (subnormal x scaled by 2^23 first), f = m - 1 exact, and
+# ln m = f - f^2/2 + s (f^2/2 + R(s^2)), s = f / (2 + f); high = k ln2_hi (17 bits: exact for |k| < 128)
+# is left unsummed, so that the callers add it last. s only scales the small correction (at most 5% of
+# ln m), so Triton's float32 `/` (div.full, 2 ulp) serves. Within 0.78 ulp of ln x summed.
+def f32_k_log(x):
+    """ln x = high + low for x > 0 in float32 (subnormals too): x = 2^k m, high = k ln2_hi, low = ln m + k ln2_lo with ln m = f - f^2/2 + s (f^2/2 + R(s^2)), f = m - 1, s = f / (2 + f)."""
+    tiny = x < 1.1754943508222875e-38
+    bits = tl.where(tiny, x * 8388608.0, x).to(tl.int32, bitcast=True) + 4913933
+    # k as a float32 without a conversion instruction: k + 1.5 * 2^23 has k in its low bits
+    k = ((bits >> 23) + tl.where(tiny, 1262485354, 1262485377)).to(tl.float32, bitcast=True) - 12582912.0
+    f = ((bits & 8388607) + 1060439283).to(tl.float32, bitcast=True) - 1.0
+    s = f / (2.0 + f)
+    z = s * s
+    w = z * z
+    r = z * tl.math.fma(w, 0.2849878668785095, 0.6666666269302368) + w * tl.math.fma(w, 0.24279078841209412,
+                                                                                    0.40000972151756287)
+    half_square = 0.5 * f * f
+    return k * 0.6931381225585938, f - (half_square - tl.math.fma(s, half_square + r, k * 9.05800061445916e-06))
+
+
+# f32_k_exp: e^v = (1 + p) 2^k for v in [-120, 1]: k = round(v / ln 2) by the 1.5 * 2^23 shift (its bits
+# give k as an int32), r = v - k ln 2 as r1 = v - k L1 (L1 of 16 bits: k L1 and r1 exact, without fma) and
+# c = -k (ln 2 - L1) (|c| < 2.5e-4), p = e^r - 1 = r1 + (c + r^2 Q(r)), Q to r^5/7!. Exact in every
+# rounding Triton's interpreters and CUDA can differ on (the fmas are plain Horner steps); 1 + p within
+# 0.38 ulp of e^r (0.88 with the rounding of 1 + p, which f32_k_large leaves out).
+def f32_k_exp(v):
+    """e^v = (1 + p) 2^k for v in [-120, 1] in float32: Cody and Waite's r = v - k ln 2 in two parts, p = r1 + (c + r^2 Q(r)) to degree 7; returns (p, k as int32)."""
+    shifted = v * 1.4426950408889634 + 12582912.0
+    kf = shifted - 12582912.0
+    r1 = v - kf * 0.693145751953125
+    c = kf * -1.4286068203094316e-06
+    r = r1 + c
+    q = tl.math.fma(r, 0.0001984127011382952, 0.0013888889225199819)
+    q = tl.math.fma(q, r, 0.008333333767950535)
+    q = tl.math.fma(q, r, 0.0416666679084301)
+    q = tl.math.fma(q, r, 0.1666666716337204)
+    q = tl.math.fma(q, r, 0.5)
+    return r1 + tl.math.fma(r * r, q, c), shifted.to(tl.int32, bitcast=True) - 1262485504
+
+
+def f32_k_scale(m, k):
+    """m 2^k for int32 k in [-252, 254] in float32: two exact steps, so that only a subnormal result rounds (once)."""
+    k1 = k >> 1
+    return m * ((k1 + 127) << 23).to(tl.float32, bitcast=True) * ((k - k1 + 127) << 23).to(tl.float32, bitcast=True)
+
+
+# f32_k_rsqrt: 1/sqrt(x) = y (1 + e/2) to float32's precision, y = tl.math.rsqrt(x) (rsqrt.approx compiled,
+# 1/np.sqrt in the interpreter) and e = 1 - x y^2 from x y = high + low (fma): a Newton step its callers fold
+# into their last product, within 0.5 ulp where y (1 + e/2) is rounded alone.
+def f32_k_rsqrt(x):
+    """(y, e) with 1/sqrt(x) = y (1 + e/2) to float32's precision: y = rsqrt(x), e = 1 - x y^2 formed exactly (fma)."""
+    y = tl.math.rsqrt(x)
+    high = x * y
+    low = tl.math.fma(x, y, high * -1.0)
+    return y, tl.math.fma(low * -1.0, y, tl.math.fma(high * -1.0, y, 1.0))
+
+
+# f32_k0_small: K0 on (0, 1] as P(q) - ln(x) I0(q) = P - low (1 + q J) - high, the parts of ln x apart
+# (f32_k_log) so that the largest, k ln2_hi, is added last, and P's step in q taking q's rounding error
+# (x^2 = square + fma residual). q underflows below x ~ 2e-19, where K0 = P0 - ln x (ln x exact there).
+def f32_k0_small(x):
+    """K0(x) on (0, 1] in float32: P(q) - ln(x) I0(q), q = x^2/4 (with its rounding error, for P), both power series of positive terms."""
+    high, low = f32_k_log(x)
+    square = x * x
+    q = square * 0.25
+    p = tl.math.fma(q, 4.949713456881e-06, 0.00016661561676301062)
+    p = tl.math.fma(p, q, 0.0038181680720299482)
+    p = tl.math.fma(p, q, 0.05414624512195587)
+    p = tl.math.fma(p, q, 0.40398287773132324)
+    p = tl.math.fma(p, q, 1.115931510925293)
+    p = tl.math.fma(p, q, tl.math.fma(p, tl.math.fma(x, x, square * -1.0) * 0.25, 0.11593151837587357))
+    j = tl.math.fma(q, 6.944444612599909e-05, 0.0017361111240461469)
+    j = tl.math.fma(j, q, 0.02777777798473835)
+    j = tl.math.fma(j, q, 0.25)
+    j = tl.math.fma(j, q, 1.0)
+    return tl.math.fma((high + low) * -1.0, q * j, p - low) - high
+
+
+# f32_k1_small: K1 on (0, 1] as 1/x + x (ln(x) S(q) / 2 - R(q)), 1/x as r = div_rn(1, x) plus its residual
+# (1 - x r) r (fma), added to the rest, which is at most 0.4 of 1/x, before r. Wrong (nan, or the residual
+# of an infinite r) for x <= 2^-128, where K1 overflows and the callers select +inf.
+def f32_k1_small(x, r):
+    """K1(x) on (0, 1] in float32 given r = 1/x rounded: 1/x + x (ln(x) S(q) / 2 - R(q)), q = x^2/4, both power series of positive terms, 1/x as r plus its exact residual."""
+    high, low = f32_k_log(x)
+    q = x * x * 0.25
+    s = tl.math.fma(q, 1.1574074051168282e-05, 0.00034722223062999547)
+    s = tl.math.fma(s, q, 0.0069444444961845875)
+    s = tl.math.fma(s, q, 0.0833333358168602)
+    s = tl.math.fma(s, q, 0.5)
+    s = tl.math.fma(s, q, 1.0)
+    a = tl.math.fma(q, 1.4366887626238167e-05, 0.00039917792310006917)
+    a = tl.math.fma(a, q, 0.007202308624982834)
+    a = tl.math.fma(a, q, 0.0742749273777008)
+    a = tl.math.fma(a, q, 0.34148287773132324)
+    a = tl.math.fma(a, q, 0.3079657554626465)
+    t = tl.math.fma((high + low) * 0.5, s, a * -1.0)
+    return r + tl.math.fma(x, t, tl.math.fma(x * -1.0, r, 1.0) * r)
+
+
+# f32_k0_tail, f32_k1_tail: exp(x) sqrt(x) K(x) = sqrt(pi/2) + u Q(u) on [1, inf), u = 1/x, Q of degree 9
+# fitted for the relative error (5.3e-9 and 5.5e-9; fit_bessel_k.py), each coefficient rounded to float32
+# with the others refitted around it; as one float32 Horner sum within 0.61 and 0.73 ulp.
+def f32_k0_tail(u):
+    """(exp(x) sqrt(x) K0(x) - sqrt(pi/2)) / u for x >= 1 in float32, u = 1/x: a fitted polynomial of degree 9 in u (fit_bessel_k.py)."""
+    g = tl.math.fma(u, 0.010253832675516605, -0.05926130712032318)
+    g = tl.math.fma(g, u, 0.1522214412689209)
+    g = tl.math.fma(g, u, -0.23200836777687073)
+    g = tl.math.fma(g, u, 0.23945707082748413)
+    g = tl.math.fma(g, u, -0.18642817437648773)
+    g = tl.math.fma(g, u, 0.12594617903232574)
+    g = tl.math.fma(g, u, -0.0904252752661705)
+    g = tl.math.fma(g, u, 0.08805665373802185)
+    return tl.math.fma(g, u, -0.15666310489177704)
+
+
+def f32_k1_tail(u):
+    """(exp(x) sqrt(x) K1(x) - sqrt(pi/2)) / u for x >= 1 in float32, u = 1/x: a fitted polynomial of degree 9 in u (fit_bessel_k.py)."""
+    g = tl.math.fma(u, -0.012994018383324146, 0.07467077672481537)
+    g = tl.math.fma(g, u, -0.19081860780715942)
+    g = tl.math.fma(g, u, 0.2898213267326355)
+    g = tl.math.fma(g, u, -0.29930660128593445)
+    g = tl.math.fma(g, u, 0.23541462421417236)
+    g = tl.math.fma(g, u, -0.16411752998828888)
+    g = tl.math.fma(g, u, 0.1269766092300415)
+    g = tl.math.fma(g, u, -0.146798774600029)
+    return tl.math.fma(g, u, 0.469991534948349)
+
+
+# f32_k_large: g (1 + p) / sqrt(x) for g = sqrt(pi/2) + u Q with two roundings: S = sqrt(pi/2) + (u Q +
+# g h), h = (1 + p)(1 + e/2) - 1 folding f32_k_exp's p and f32_k_rsqrt's Newton step in, then y S.
+def f32_k_large(x, u, q, p):
+    """exp(x) K(x) (1 + p) for x > 1 in float32, given q = f32_k0_tail(u) or f32_k1_tail(u), u = 1/x: y (sqrt(pi/2) + (u q + g h)), y = rsqrt(x), h = (1 + p)(1 + e/2) - 1 with e y's residual."""
+    y, e = f32_k_rsqrt(x)
+    h = tl.math.fma(0.5 * e, p + 1.0, p)
+    return y * (1.2533141374588013 + tl.math.fma(u, q, tl.math.fma(u, q, 1.2533141374588013) * h))
+
+
+# f32_k0, f32_k0e: torch.special.modified_bessel_k0 and scaled_modified_bessel_k0 in float32: f32_k0_small on
+# (0, 1] (times exp(x), (1 + p) 2^k, for k0e), f32_k_large above (with exp(-x) for k0: 2^k applied last in two
+# exact steps, so K0 rounds once into the subnormals from x ~ 85.3 and underflows to 0 from ~101.9 as the
+# float64 composite's result rounded to float32 does). Against torch's float64 (tests/test_float32_math.py's
+# bessel_k_inputs: (0, 120] and every decade down to the smallest subnormal; the interpreter of Triton 3.9, whose
+# fma rounds once as CUDA's): k0 within 2.15 ulp (2.35 in Triton 3.6's interpreter, whose fma rounds the product
+# apart), mean 0.36; k0e 1.91 (2.07), mean 0.36. torch's float32 kernels on the same points: k0 11.0 ulp, k0e
+# 13.1 (and +inf for subnormal x). Tiny x: K0 ~ -ln(x/2) - gamma, 103.39 at the smallest subnormal. +inf at
+# +-0, +0.0 at +inf, nan below 0 (-0.0 is 0), at -inf and at nan.
+def f32_k0(x):
+    """K0(x) in float32: P(q) - ln(x) I0(q) on (0, 1], exp(-x) g(1/x) / sqrt(x) above (g fitted), exp(-x) as (1 + p) 2^k applied last."""
+    small = f32_k0_small(x)
+    u = tl.math.div_rn(1.0, x)
+    p, k = f32_k_exp(tl.where(x < 120.0, x, 120.0) * -1.0)
+    big = f32_k_scale(f32_k_large(x, u, f32_k0_tail(u), p), k)
+    r = tl.where(x <= 1.0, small, tl.where(x == float("inf"), 0.0, big))
+    return tl.where(x < 0.0, float("nan"), tl.where(x == 0.0, float("inf"), r))
+
+
+def f32_k0e(x):
+    """exp(x) K0(x) in float32: f32_k0_small times exp(x) on (0, 1], g(1/x) / sqrt(x) above (g fitted)."""
+    p, k = f32_k_exp(tl.where(x < 1.0, x, 1.0))
+    small = f32_k0_small(x)
+    small = f32_k_scale(tl.math.fma(small, p, small), k)
+    u = tl.math.div_rn(1.0, x)
+    r = tl.where(x <= 1.0, small, tl.where(x == float("inf"), 0.0, f32_k_large(x, u, f32_k0_tail(u), u * 0.0)))
+    return tl.where(x < 0.0, float("nan"), tl.where(x == 0.0, float("inf"), r))
+
+
+# f32_k1, f32_k1e: torch.special.modified_bessel_k1 and scaled_modified_bessel_k1 in float32, as f32_k0 and
+# f32_k0e with f32_k1_small and f32_k1_tail. Against torch's float64, as f32_k0's: k1 within 2.11 ulp (2.24 in
+# Triton 3.6's interpreter), mean 0.35; k1e 2.14 (3.23: its 1/x residual lost there), mean 0.36; torch's float32
+# kernels: k1 7.2 ulp, k1e 5.5. K1 ~ 1/x overflows for x <= 2^-128 (2.9387e-39, a subnormal), as the float64
+# composite's result rounded to float32 does: +inf there and at +-0; +0.0 at +inf, nan below 0, at -inf and at nan.
+def f32_k1(x):
+    """K1(x) in float32: 1/x + x (ln(x) S(q) / 2 - R(q)) on (0, 1], exp(-x) g(1/x) / sqrt(x) above (g fitted), exp(-x) as (1 + p) 2^k applied last."""
+    u = tl.math.div_rn(1.0, x)
+    small = f32_k1_small(x, u)
+    p, k = f32_k_exp(tl.where(x < 120.0, x, 120.0) * -1.0)
+    big = f32_k_scale(f32_k_large(x, u, f32_k1_tail(u), p), k)
+    r = tl.where(x <= 1.0, small, tl.where(x == float("inf"), 0.0, big))
+    return tl.where(x < 0.0, float("nan"), tl.where(x <= 2.938735877055719e-39, float("inf"), r))
+
+
+def f32_k1e(x):
+    """exp(x) K1(x) in float32: f32_k1_small times exp(x) on (0, 1], g(1/x) / sqrt(x) above (g fitted)."""
+    u = tl.math.div_rn(1.0, x)
+    p, k = f32_k_exp(tl.where(x < 1.0, x, 1.0))
+    small = f32_k1_small(x, u)
+    small = f32_k_scale(tl.math.fma(small, p, small), k)
+    r = tl.where(x <= 1.0, small, tl.where(x == float("inf"), 0.0, f32_k_large(x, u, f32_k1_tail(u), u * 0.0)))
+    return tl.where(x < 0.0, float("nan"), tl.where(x <= 2.938735877055719e-39, float("inf"), r))

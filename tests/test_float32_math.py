@@ -102,6 +102,26 @@ def f32_bessel_jy(request, tmp_path_factory):
 
 
 @pytest.fixture(scope="module", params=DEVICES)
+def f32_k0(request, tmp_path_factory):
+    return elementwise("f32_k0", request.param, tmp_path_factory)
+
+
+@pytest.fixture(scope="module", params=DEVICES)
+def f32_k1(request, tmp_path_factory):
+    return elementwise("f32_k1", request.param, tmp_path_factory)
+
+
+@pytest.fixture(scope="module", params=DEVICES)
+def f32_k0e(request, tmp_path_factory):
+    return elementwise("f32_k0e", request.param, tmp_path_factory)
+
+
+@pytest.fixture(scope="module", params=DEVICES)
+def f32_k1e(request, tmp_path_factory):
+    return elementwise("f32_k1e", request.param, tmp_path_factory)
+
+
+@pytest.fixture(scope="module", params=DEVICES)
 def f32_atan(request, tmp_path_factory):
     return elementwise("f32_atan", request.param, tmp_path_factory)
 
@@ -412,6 +432,81 @@ def test_f32_bessel_jy_branches_taken_per_block_give_each_element_its_value(f32_
     in_blocks, in_mixed_blocks = f32_bessel_jy(x)[shuffled], f32_bessel_jy(x[shuffled])
     assert torch.equal(in_blocks.isnan(), in_mixed_blocks.isnan())
     assert ((in_blocks == in_mixed_blocks) | in_blocks.isnan()).all()
+
+
+def bessel_k_inputs():
+    """x > 0: (0, 20] densely (the seam at 1 too), random x up to 120 (K0 and K1 turn subnormal from 85.3 and
+    underflow from 101.9), every decade from the smallest subnormal to 3e38."""
+    generator = torch.Generator().manual_seed(2)
+    x = torch.cat([torch.linspace(0, 20, 200_001), torch.linspace(0.99, 1.01, 20_001),
+                   torch.rand(20_000, generator=generator) * 120, torch.logspace(-45, 38.5, 20_001),
+                   torch.tensor([0.99999994, 1.0, 1.0000001, 85.3, 88.7, 100.0, 101.88, 101.9])])
+    return x[x > 0]
+
+
+# compiled, the bound of each is what the interpreter of Triton 3.9 measures (fma rounded once, as CUDA's: k0 2.15,
+# k1 2.11, k0e 1.91, k1e 2.14 ulp) and 0.35-0.4 more: f32_k_rsqrt's start and f32_k_log's s are approximations
+# there. The interpreter's bound covers Triton 3.6's too, whose fma rounds the product apart (2.35, 2.24, 2.07 and
+# 3.23: k1e's 1/x residual is lost). The float64 values which overflow float32 (K1 below 2^-128) are
+# test_f32_bessel_k_special_values'.
+def assert_bessel_k_within(helper, name, compiled_bound, interpreter_bound, mean_bound=0.45):
+    x = bessel_k_inputs()
+    exact = getattr(torch.special, name)(x.double())  # float64: within 1e-13 of K (test_tritonize_math.py)
+    finite = exact < 3.4028235677973366e38
+    x, got, exact = x[finite], helper(x)[finite], exact[finite]
+    error = ulps(got, exact)
+    worst = int(error.argmax())
+    bound = compiled_bound if helper.device == "cuda" else interpreter_bound
+    assert error.max() <= bound, f"{error.max():.2f} ulp at x = {x[worst].item()!r}"
+    assert error.mean() < mean_bound
+    # where the result is subnormal or 0 (x > 100), scaled or not: the last rounding, as good as anywhere
+    assert error[x > 100].max() <= (2.2 if name.startswith("scaled") else 0.5)
+
+
+def test_f32_k0_is_within_two_and_a_half_ulp(f32_k0):
+    """Against float64 K0 on (0, 100] and beyond, where torch's own float32 kernel is 11.0 ulp off."""
+    assert_bessel_k_within(f32_k0, "modified_bessel_k0", 2.5, 2.4)
+
+
+def test_f32_k1_is_within_two_and_a_half_ulp(f32_k1):
+    """Against float64 K1 (torch's float32 kernel: 7.2 ulp off)."""
+    assert_bessel_k_within(f32_k1, "modified_bessel_k1", 2.5, 2.4)
+
+
+def test_f32_k0e_is_within_two_and_a_half_ulp(f32_k0e):
+    """Against float64 exp(x) K0(x) (torch's float32 kernel: 13.1 ulp off, and +inf at subnormal x)."""
+    assert_bessel_k_within(f32_k0e, "scaled_modified_bessel_k0", 2.3, 2.2)
+
+
+def test_f32_k1e_is_within_two_and_a_half_ulp(f32_k1e):
+    """Against float64 exp(x) K1(x) (torch's float32 kernel: 5.5 ulp off)."""
+    assert_bessel_k_within(f32_k1e, "scaled_modified_bessel_k1", 2.5, 3.3)
+
+
+def test_f32_bessel_k_special_values(f32_k0, f32_k1, f32_k0e, f32_k1e):
+    """+inf at +-0, nan below 0 (-0.0 is not), at -inf and at nan, +0.0 at +inf; K1 overflows float32 for
+    x <= 2^-128 (a subnormal) and not above; K0 of the smallest subnormal is -ln(x/2) - gamma; K0 and K1 round
+    into the subnormals from x ~ 85.3 and underflow to 0 from 101.9, and the scaled forms stay finite: each tiny or
+    subnormal result is float64 K rounded to float32, bit for bit, the rest within 2.5 ulp of it."""
+    inf, nan = math.inf, math.nan
+    overflow = 2.0 ** -128
+    above = torch.nextafter(torch.tensor(overflow), torch.tensor(1.0)).item()
+    x = torch.tensor([0.0, -0.0, inf, -inf, nan, -1.0, -1e-45, 1e-45, overflow, above, 1e-30, 100.0, 101.88, 101.9,
+                      110.0, 1.0, 88.7, 1e4, 1e30, 3.4e38])
+    functions = {"modified_bessel_k0": f32_k0, "modified_bessel_k1": f32_k1, "scaled_modified_bessel_k0": f32_k0e,
+                 "scaled_modified_bessel_k1": f32_k1e}
+    for name, helper in functions.items():
+        got = helper(x)
+        assert torch.equal(got[:3], torch.tensor([inf, inf, 0.0])) and not got[2].signbit(), name
+        assert got[3:7].isnan().all(), name
+        exact = getattr(torch.special, name)(x[7:].double())
+        bitwise = 4 if name.startswith("scaled") else 8  # the tiny x, and the subnormal results of K0 and K1
+        assert torch.equal(got[7:7 + bitwise], exact[:bitwise].float()), f"{name}: {got[7:]} against {exact}"
+        assert (ulps(got[7 + bitwise:], exact[bitwise:]) <= 2.5).all(), f"{name}: {got[7:]} against {exact}"
+    k0, k1 = f32_k0(x), f32_k1(x)
+    assert k1[8].item() == inf and k1[9].item() == pytest.approx(1 / above, rel=1e-6)
+    assert k0[7].item() == pytest.approx(-math.log(x[7].item() / 2) - 0.5772156649015329, rel=1e-6)
+    assert k0[12] > 0 and k0[13] == 0 and k1[13] == 0 and k1[14] == 0  # the last subnormal K0 (1e-45), then 0
 
 
 def atan_inputs():
