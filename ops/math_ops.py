@@ -7,10 +7,9 @@ Integer and bool inputs give float32, as in torch.
 
 erfinv, erfcx, ndtri, digamma, trigamma and the Bessel functions, which Python's `math` lacks, come from
 `tritonize.math`: rows of the math table like the rest (erfinv, erfcx, ndtri, i0, i1: libdevice on CUDA in float32
-or float64; digamma, trigamma, i0e and i1e:
-composites of their own, float32 ones for float32 and 16-bit work on CUDA, as bessel_j0, j1, y0 and y1 have;
-the K functions and airy_ai: float64 composites on both, float32 work rounded once; the interpreter computes
-them all in float64 and rounds once).
+or float64; digamma, trigamma, i0e, i1e, the K functions and bessel_j0, j1, y0 and y1:
+composites of their own, float32 ones for float32 and 16-bit work on CUDA; airy_ai: a float64 composite on
+both, float32 work rounded once; the interpreter computes them all in float64 and rounds once).
 """
 from __future__ import annotations
 

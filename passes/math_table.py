@@ -104,13 +104,15 @@ MATH_TABLE: dict[str, MathFn] = {
     "bessel_y0": _f(1, "portable_bessel_y0(a)", "portable_bessel_y0(a)", float32="f32_bessel_y0(a)"),
     "bessel_y1": _f(1, "portable_bessel_y1(a)", "portable_bessel_y1(a)", float32="f32_bessel_y1(a)"),
     # the modified Bessel functions of the second kind, which libdevice lacks: float64 composites (torch's
-    # Cephes tables) on both columns. float32 work runs them too and rounds once, as portable_i0e did before
-    # f32_i0e: within an ulp of float32 where torch's float32 kernels (the tables rounded to float32, torch's
-    # float32 I0 inside) are up to ~10 ulp off; CUDA runs float64 at half float32's rate (or less)
-    "modified_bessel_k0": _f(1, "portable_k0(a)", "portable_k0(a)"),
-    "modified_bessel_k1": _f(1, "portable_k1(a)", "portable_k1(a)"),
-    "scaled_modified_bessel_k0": _f(1, "portable_k0e(a)", "portable_k0e(a)"),
-    "scaled_modified_bessel_k1": _f(1, "portable_k1e(a)", "portable_k1e(a)"),
+    # Cephes tables) on both columns, for float64 work and the interpreter. float32 work on CUDA takes float32
+    # composites (float32_math.f32_k0 ...: power series with ln x on (0, 1], a fitted polynomial in 1/x times
+    # exp(-x) / sqrt(x) above, no float64; ~150 SASS instructions an element against the float64 ones' ~500):
+    # within 2.2 ulp where torch's float32 kernels are up to 13 ulp off. float32 work ran the float64 composites
+    # before, within an ulp, at 0.36-0.51x eager on an H100 (float64 at half float32's rate)
+    "modified_bessel_k0": _f(1, "portable_k0(a)", "portable_k0(a)", float32="f32_k0(a)"),
+    "modified_bessel_k1": _f(1, "portable_k1(a)", "portable_k1(a)", float32="f32_k1(a)"),
+    "scaled_modified_bessel_k0": _f(1, "portable_k0e(a)", "portable_k0e(a)", float32="f32_k0e(a)"),
+    "scaled_modified_bessel_k1": _f(1, "portable_k1e(a)", "portable_k1e(a)", float32="f32_k1e(a)"),
     # torch.special.airy_ai: a float64 composite (Cephes' approximations) on both columns too
     "airy_ai": _f(1, "portable_airy_ai(a)", "portable_airy_ai(a)"),
     # CUDA's rsqrtf, which torch.rsqrt calls (within 2 ulp); the portable column divides in float64

@@ -606,7 +606,8 @@ def test_helpers_follow_the_generator_rules(name):
 def test_math_table_float32_templates_name_helpers_of_float32_math():
     templates = {fname: entry.float32 for fname, entry in MATH_TABLE.items() if entry.float32}
     assert {"erf", "digamma", "trigamma", "atan", "atan2", "i0e", "i1e", "bessel_j0", "bessel_j1", "bessel_y0",
-            "bessel_y1"} <= set(templates)
+            "bessel_y1", "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0",
+            "scaled_modified_bessel_k1"} <= set(templates)
     for fname, template in templates.items():
         called = ast.parse(template, mode="eval").body.func.id
         assert called in HELPERS and is_helper(called), fname
