@@ -741,8 +741,9 @@ def f32_k_large(x, u, q, p):
 # bessel_k_inputs: (0, 120] and every decade down to the smallest subnormal; the interpreter of Triton 3.9, whose
 # fma rounds once as CUDA's): k0 within 2.15 ulp (2.35 in Triton 3.6's interpreter, whose fma rounds the product
 # apart), mean 0.36; k0e 1.91 (2.07), mean 0.36. torch's float32 kernels on the same points: k0 11.0 ulp, k0e
-# 13.1 (and +inf for subnormal x). Tiny x: K0 ~ -ln(x/2) - gamma, 103.39 at the smallest subnormal. +inf at
-# +-0, +0.0 at +inf, nan below 0 (-0.0 is 0), at -inf and at nan.
+# 13.1 on normal x (its log(0.5 x) rounds x/2 below them: 3.8e4 ulp off at 4.2e-45, +inf at 1.4e-45). Tiny x:
+# K0 ~ -ln(x/2) - gamma, 103.39 at the smallest subnormal. +inf at +-0, +0.0 at +inf, nan below 0 (-0.0 is
+# 0), at -inf and at nan.
 def f32_k0(x):
     """K0(x) in float32: P(q) - ln(x) I0(q) on (0, 1], exp(-x) g(1/x) / sqrt(x) above (g fitted), exp(-x) as (1 + p) 2^k applied last."""
     small = f32_k0_small(x)

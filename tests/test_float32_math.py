@@ -474,7 +474,7 @@ def test_f32_k1_is_within_two_and_a_half_ulp(f32_k1):
 
 
 def test_f32_k0e_is_within_two_and_a_half_ulp(f32_k0e):
-    """Against float64 exp(x) K0(x) (torch's float32 kernel: 13.1 ulp off, and +inf at subnormal x)."""
+    """Against float64 exp(x) K0(x) (torch's float32 kernel: 13.1 ulp off on normal x, +inf at 1.4e-45)."""
     assert_bessel_k_within(f32_k0e, "scaled_modified_bessel_k0", 2.3, 2.2)
 
 
