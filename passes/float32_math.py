@@ -591,7 +591,7 @@ def f32_bessel_y1(x):
 # f32_k_exp, f32_k_rsqrt: Triton's tl.exp is ex2.approx, its float32 log not certain to be libdevice's, rsqrt
 # and float32 `/` approximate); 1/x is tl.math.div_rn, correctly rounded. No float64, and no conversions to or
 # from it (16 a clock per SM on an H100, the CUDA guide says, against 128 float32 operations): compiled for
-# sm_90 on the CPU (8 elements a thread), ~150 SASS instructions an element and 56-63 registers, where the
+# sm_90 on the CPU (8 elements a thread), ~150 SASS instructions an element and 48-56 registers, where the
 # float64 composites are ~500 with ~210 float64 ones (and Cephes' split with the float64 steps above, sketched,
 # 225 with 50).
 
