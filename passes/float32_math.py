@@ -514,14 +514,10 @@ def f32_bessel_y0(x):
         num, den = f32_bessel_small0(x)
         z = x * x
         wide = x.to(tl.float64) * x.to(tl.float64)
-        yp = tl.math.fma(wide, 15592.436785523574, -14663929.59039716)
-        yp = tl.math.fma(yp, wide, 5435264770.518765)
-        yp = tl.math.fma(yp, wide, -982136065717.9115)
-        yp = tl.math.fma(yp, wide, 87590639439536.7)
-        yp = tl.math.fma(yp, wide, -3466283033847297.0)
-        yp = tl.math.fma(yp, wide, 4.4273326857256984e+16)
-        yp = tl.math.fma(yp, wide, -1.8495080043698668e+16)
-        yp = yp.to(tl.float32)
+        # float64 `*` and `+`, not tl.math.fma, whose float literals compile as float32 constants
+        yp = ((15592.436785523574 * wide - 14663929.59039716) * wide + 5435264770.518765) * wide - 982136065717.9115
+        yp = ((yp * wide + 87590639439536.7) * wide - 3466283033847297.0) * wide + 4.4273326857256984e+16
+        yp = (yp * wide - 1.8495080043698668e+16).to(tl.float32)
         yq = tl.math.fma(z + 1041.2835366425984, z, 626107.330137135)
         yq = tl.math.fma(yq, z, 268919633.39381415)
         yq = tl.math.fma(yq, z, 86400248710.3935)
@@ -551,12 +547,9 @@ def f32_bessel_y1(x):
         num, den = f32_bessel_small1(x)
         z = x * x
         wide = x.to(tl.float64) * x.to(tl.float64)
-        yp = tl.math.fma(wide, 1263204747.9017804, -647355876379.1603)
-        yp = tl.math.fma(yp, wide, 114509511541823.73)
-        yp = tl.math.fma(yp, wide, -8127702555013251.0)
-        yp = tl.math.fma(yp, wide, 2.024394757135949e+17)
-        yp = tl.math.fma(yp, wide, -7.788771962659501e+17)
-        yp = yp.to(tl.float32)
+        # float64 `*` and `+`, not tl.math.fma, whose float literals compile as float32 constants
+        yp = ((1263204747.9017804 * wide - 647355876379.1603) * wide + 114509511541823.73) * wide - 8127702555013251.0
+        yp = ((yp * wide + 2.024394757135949e+17) * wide - 7.788771962659501e+17).to(tl.float32)
         yq = tl.math.fma(z + 594.3015923461282, z, 235564.09294306856)
         yq = tl.math.fma(yq, z, 73481194.44597217)
         yq = tl.math.fma(yq, z, 18760131610.870617)
