@@ -24,7 +24,7 @@ import math
 import mpmath
 import numpy as np
 
-from benchmarks.experiments.fit_erf import chebyshev_points, horner
+from benchmarks.experiments.fit_erf import chebyshev_points, horner, lawson_on
 
 mpmath.mp.dps = 30
 DEGREE = 10
@@ -41,17 +41,6 @@ def scaled(order, u):
     return np.array(values)
 
 
-def lawson_on(basis, target, weight, rounds=300):
-    """fit_erf.lawson on the columns of `basis`: coefficients minimizing max |weight * error|."""
-    mass = np.full(len(target), 1 / len(target))
-    for _ in range(rounds):
-        root = np.sqrt(mass) * weight
-        coefficients = np.linalg.lstsq(basis * root[:, None], target * root, rcond=None)[0]
-        error = np.abs((basis @ coefficients - target) * weight)
-        mass = mass * error / (mass * error).sum()
-    return coefficients
-
-
 def tail_fit(order):
     """Coefficients, lowest first, of sqrt(pi/2) + u Q(u), each a float32 (sqrt(pi/2) rounded; each next
     one rounded after refitting those above it around the ones already rounded)."""
@@ -60,7 +49,7 @@ def tail_fit(order):
     basis = np.vander(u, DEGREE + 1, increasing=True)
     fixed = [ROOT_HALF_PI]
     for i in range(1, DEGREE + 1):
-        rest = lawson_on(basis[:, i:], target - basis[:, :i] @ np.array(fixed), 1 / target)
+        rest = lawson_on(basis[:, i:], target - basis[:, :i] @ np.array(fixed), 1 / target, rounds=300)
         fixed.append(float(F32(rest[0])))
     return fixed
 

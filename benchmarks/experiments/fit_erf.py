@@ -19,8 +19,12 @@ erfc = np.vectorize(math.erfc)
 
 def lawson(points, target, weight, degree, rounds=200):
     """Coefficients, lowest first, of the polynomial that minimizes max |weight * error|."""
-    basis = np.vander(points, degree + 1, increasing=True)
-    mass = np.full_like(points, 1 / len(points))
+    return lawson_on(np.vander(points, degree + 1, increasing=True), target, weight, rounds)
+
+
+def lawson_on(basis, target, weight, rounds=200):
+    """Coefficients on the columns of `basis` that minimize max |weight * error| (Lawson's iteration)."""
+    mass = np.full(len(target), 1 / len(target))
     for _ in range(rounds):
         root = np.sqrt(mass) * weight
         coefficients = np.linalg.lstsq(basis * root[:, None], target * root, rcond=None)[0]
