@@ -76,8 +76,6 @@ def classify(label: str, value, annotation=None, read_as=None):
         if value.dim() == 0:
             return VType(dtype, ZERO_DIM), value.pointer if isinstance(value, StridedView) else value
         return VType(dtype, TENSOR), value
-    if _is_numpy_bool(value):  # numpy's bool is no numbers.Number; torch takes it as a Python bool
-        value = value.item()
     if isinstance(value, numbers.Number) and not isinstance(value, complex):
         if hasattr(value, "item"):  # numpy scalars
             value = value.item()
@@ -92,6 +90,8 @@ def classify(label: str, value, annotation=None, read_as=None):
             return VType(torch.int64, PYTHON), value
         if isinstance(value, float):
             return VType(torch.float64, PYTHON), value
+    if _is_numpy_bool(value):  # numpy's bool is no numbers.Number: a Python bool (checked only here, off the
+        return classify(label, value.item(), annotation, read_as)  # path of every number)
     kind = type(value)
     raise CallError(f"argument '{label}' must be a tensor or a Python number (int, float, bool), "
                     f"got {kind.__name__ if kind.__module__ == 'builtins' else f'{kind.__module__}.{kind.__name__}'}")
