@@ -342,14 +342,15 @@ def f32_i1e(x):
 
 
 # The Bessel functions of the first and second kinds, orders 0 and 1, in float32: portable_math's method
-# (Cephes' rationals, p1evl's leading 1 kept; above 5 the Hankel expansion's P and Q, whose helpers take
-# any float dtype) in float32 arithmetic, where the float64 composites ran float32 J0 at 0.15x eager and
-# Y0 at 0.10x on an H100. Two things keep them accurate in float32:
+# (Cephes' rationals, p1evl's leading 1 kept; above 5 the Hankel expansion's P and Q) in float32 arithmetic
+# by fma, where the float64 composites ran float32 J0 at 0.15x eager and Y0 at 0.10x on an H100. Three
+# things keep them accurate in float32:
 # * the first zero of J0 (J1) below 5 is a factor (a - j)(a + j) with j in two float32 parts, so that
 #   (a - j) is exact next to it (Sterbenz) and J keeps its relative accuracy there;
+# * Y's YP polynomial below 5 runs in float64: in float32 it cancels to 24 eps of the amplitude next to 5;
 # * above 5 the phase comes from float32 sin(a) and cos(a) (full range reduction), never from a rounded
 #   a - pi/4, whose rounding cost torch's float32 kernels 3.6e6 float32 eps of the envelope sqrt(2/(pi a))
-#   between 10 and 1e7 (an H100, this prototype's float32 against the float64 composite: 6.5).
+#   between 10 and 1e7, where these are within 6.3-6.7 (benchmarks/results/experiment_bessel_branches_h100.txt).
 # The Hankel branch (P, Q, a sine and a cosine) runs only in blocks that have an element above 5
 # (portable_any): where every element of a block is below, as in most blocks of data on [-2, 2], the
 # block skips it. Quotients and square roots are rounded to nearest (div_rn, sqrt_rn): Triton's float32

@@ -94,10 +94,10 @@ MATH_TABLE: dict[str, MathFn] = {
     "i1e": _f(1, "portable_i1e(a)", "portable_i1e(a)", float32="f32_i1e(a)"),
     # torch.special's Bessel functions of the first and second kinds: Cephes' rationals in float64 on CUDA too
     # (libdevice's j0, j1, y0 and y1: 5e-12 absolute from |x| = 8, the CUDA guide says); float32 work on CUDA
-    # takes float32 composites of the same method (float32_math.f32_bessel_j0 ...), within ~7 float32 eps of
-    # max(|f|, sqrt(2 / (pi |x|))) and J within 6 ulp to |x| = 5, where torch's float32 Cephes is up to ~20
-    # eps of the amplitude off below 100 and loses the phase above (x - pi/4 rounded to float32: 3.6e6 eps of
-    # the amplitude between 10 and 1e7). The portable column computes in float64 and rounds once, within
+    # takes float32 composites of the same method (float32_math.f32_bessel_j0 ...), within 9 float32 eps of
+    # max(|f|, sqrt(2 / (pi |x|))) (J 7.1) and J within 7.4 ulp to |x| = 5, where torch's float32 Cephes is
+    # 17-112 eps of the amplitude off below 400 and loses the phase above (x - pi/4 rounded to float32: 3.6e6
+    # eps of the amplitude between 10 and 1e7). The portable column computes in float64 and rounds once, within
     # half a float32 ulp and a few float64 ones. (torch has no 16-bit kernels of these.)
     "bessel_j0": _f(1, "portable_bessel_j0(a)", "portable_bessel_j0(a)", float32="f32_bessel_j0(a)"),
     "bessel_j1": _f(1, "portable_bessel_j1(a)", "portable_bessel_j1(a)", float32="f32_bessel_j1(a)"),
@@ -199,7 +199,7 @@ WIDE_THREAD_COMPANIONS = {"exp", "exp2"}
 
 # Rows whose composites keep many values live per element (each of the Bessel functions' two branches has
 # four rational functions and a sine and a cosine): a flat CUDA launch of a kernel that calls one takes
-# fewer elements a thread (call.HEAVY_BLOCK, and no dependent launch's growth), where eight of them
+# fewer elements a thread (call.CUDA_HEAVY_BLOCK, and no dependent launch's growth), where eight of them
 # spilled registers. On an H200 at 2^24, float32 J0 with blocks of 1024, 512 and 256 (4 warps) took 71.0,
 # 64.1 and 62.9 us on [-2, 2] and 147.1, 122.8 and 122.9 on [-30, 30]; float64 J0 151.6, 146.8 and 122.6,
 # and 462.6, 299.6 and 245.6 (benchmarks/results/experiment_bessel_branches_h200.txt).
@@ -208,7 +208,7 @@ HEAVY_ROWS = {"bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1"}
 
 def calls_heavy_math(tree: ast.AST) -> bool:
     """Does this (inlined) function call a row of HEAVY_ROWS (see call.launch_shape)?"""
-    return any(is_math_call(node) and math_name(node) in HEAVY_ROWS for node in ast.walk(tree))
+    return bool(costly_rows(tree) & HEAVY_ROWS)
 
 
 def gains_from_wide_threads(tree: ast.AST) -> bool:
