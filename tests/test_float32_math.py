@@ -22,20 +22,29 @@ HELPERS = {name: fn for name, fn in vars(float32_math).items() if name.startswit
 GPU = torch.cuda.is_available()
 
 
-def load_module(tmp_path_factory, helper: str, jit: bool, arity: int = 1):
+# how a kernel of load_module gives its helper the elements: a 1-D block, a scalar (a kernel whose input is
+# broadcast from one element loads it as one) or a 2-D block (a tile; its rows summed into the 1-D store)
+BLOCK_SHAPES = {"1-D": ("tl.load(x{k}_ptr + i, mask=i < n)", "{}"),
+                "scalar": ("tl.load(x{k}_ptr)", "{}"),
+                "2-D": ("tl.load(x{k}_ptr + i[:, None] * 2 + tl.arange(0, 2)[None, :])", "tl.sum({}, axis=1)")}
+
+
+def load_module(tmp_path_factory, helper: str, jit: bool, arity: int = 1, shape: str = "1-D"):
     """`helper`, copied by the code generator's own math_helpers (with the helpers it calls, each
-    jitted as the generator jits them), and a kernel that applies it."""
+    jitted as the generator jits them), and a kernel that applies it to blocks of `shape` (BLOCK_SHAPES)."""
     helpers = math_helpers({helper})
     for function in helpers:
         function.decorator_list = [ast.parse("triton.jit", mode="eval").body] if jit else []
     decorator = "@triton.jit\n" if jit else ""
     args = ", ".join(f"x{k}_ptr" for k in range(arity))
-    loads = ", ".join(f"tl.load(x{k}_ptr + i, mask=i < n)" for k in range(arity))
+    load, stored = BLOCK_SHAPES[shape]
+    loads = ", ".join(load.format(k=k) for k in range(arity))
     text = "import triton\nimport triton.language as tl\n\n\n" + ast.unparse(ast.Module(body=helpers, type_ignores=[]))
     text += (f"\n\n\n{decorator}def apply_kernel({args}, out_ptr, n, BLOCK: tl.constexpr):\n"
              "    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
-             f"    tl.store(out_ptr + i, {helper}({loads}), mask=i < n)\n")
-    path = tmp_path_factory.mktemp("float32_math") / f"{helper}_{'jit' if jit else 'interpreted'}.py"
+             f"    tl.store(out_ptr + i, {stored.format(f'{helper}({loads})')}, mask=i < n)\n")
+    suffix = "" if shape == "1-D" else f"_{shape.replace('-', '')}"
+    path = tmp_path_factory.mktemp("float32_math") / f"{helper}_{'jit' if jit else 'interpreted'}{suffix}.py"
     path.write_text(text)
     spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
@@ -422,12 +431,11 @@ def test_f32_bessel_jy_special_values(f32_bessel_jy):
 def test_f32_bessel_jy_branches_taken_per_block_give_each_element_its_value(f32_bessel_jy):
     """A block of |x| <= 5 only, one of |x| > 5 only and blocks of both (shuffled) give each element the
     same bits (portable_any's block-uniform branches)."""
+    from test_portable_math import bessel_jy_blocks
+
     generator = torch.Generator().manual_seed(4)
-    near = torch.rand(1024, generator=generator) * 10 - 5
-    mixed = torch.cat([torch.rand(1014, generator=generator) * 80 - 40,
-                       torch.tensor([0.0, -0.0, math.inf, -math.inf, math.nan, 5.0, -5.0, 5.0000005, 1e-40, 1e30])])
-    far = (torch.rand(1024, generator=generator) * 400 + 5.000001) * (torch.rand(1024, generator=generator) - 0.5).sign()
-    x = torch.cat([near, mixed, far])
+    edges = [0.0, -0.0, math.inf, -math.inf, math.nan, 5.0, -5.0, 5.0000005, 1e-40, 1e30]
+    x = bessel_jy_blocks(generator, edges, torch.float32, above=5.000001)
     shuffled = torch.randperm(x.numel(), generator=generator)
     in_blocks, in_mixed_blocks = f32_bessel_jy(x)[shuffled], f32_bessel_jy(x[shuffled])
     assert torch.equal(in_blocks.isnan(), in_mixed_blocks.isnan())
@@ -507,6 +515,25 @@ def test_f32_bessel_k_special_values(f32_k0, f32_k1, f32_k0e, f32_k1e):
     assert k1[8].item() == inf and k1[9].item() == pytest.approx(1 / above, rel=1e-6)
     assert k0[7].item() == pytest.approx(-math.log(x[7].item() / 2) - 0.5772156649015329, rel=1e-6)
     assert k0[12] > 0 and k0[13] == 0 and k1[13] == 0 and k1[14] == 0  # the last subnormal K0 (1e-45), then 0
+
+
+@pytest.mark.skipif(GPU, reason="a GPU runs these kernels (test_f32_bessel_jy_* and test_portable_math's on cuda)")
+@pytest.mark.parametrize("shape", sorted(BLOCK_SHAPES))
+@pytest.mark.parametrize("helper", sorted(f"{prefix}_{name}" for prefix in ("portable", "f32") for name in BESSEL_JY))
+def test_block_uniform_branches_compile_for_every_block_shape(helper, shape, tmp_path_factory):
+    """Each helper with block-uniform branches (a block reduction's test), applied to a scalar, a 1-D block and
+    a 2-D block, compiles for sm_90 (Triton's own ptxas; no GPU needed): a scalar failed on the GPU before
+    portable_any widened it."""
+    from triton.backends.compiler import GPUTarget
+
+    assert any("portable_any" in ast.unparse(function) for function in math_helpers({helper}))
+    kernel = load_module(tmp_path_factory, helper, jit=True, shape=shape).apply_kernel
+    element = "fp32" if helper.startswith("f32_") else "fp64"
+    source = triton.compiler.ASTSource(kernel, signature={"x0_ptr": f"*{element}", "out_ptr": f"*{element}",
+                                                          "n": "i32", "BLOCK": "constexpr"},
+                                       constexprs={"BLOCK": 256})
+    compiled = triton.compile(source, target=GPUTarget("cuda", 90, 32))
+    assert "bar.sync" in compiled.asm["ptx"] or shape == "scalar"  # the block reduction's barrier
 
 
 def atan_inputs():
@@ -597,7 +624,7 @@ def test_f32_atan_and_atan2_are_cudas_bit_for_bit(tmp_path_factory):
 @pytest.mark.parametrize("name", sorted(HELPERS))
 def test_helpers_follow_the_generator_rules(name):
     # portable_math's dtype-generic helpers may be called too (the generator copies callees of either module)
-    shared = {"portable_reciprocal_square_step", "portable_any", "portable_bessel_hankel0", "portable_bessel_hankel1"}
+    shared = {"portable_reciprocal_square_step", "portable_any"}
     assert_follows_generator_rules(HELPERS[name], set(HELPERS) | shared,
                                    {"abs", "math", "minimum", "maximum", "where", "exp2", "int32", "float32", "full",
                                     "float64"})

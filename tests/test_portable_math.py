@@ -647,62 +647,28 @@ def test_bessel_jy_matches_torch_where_torch_is_right(name):
     assert ((out - theirs)[middle].abs() / _bessel_jy_scale(x[middle], out[middle])).max() > 4e-7
 
 
+def bessel_jy_blocks(generator, edges, dtype, above):
+    """Three blocks of 1024: |x| <= 5, both sides (with `edges`), |x| from `above` to 400 + `above`, of either
+    sign."""
+    near = torch.rand(1024, generator=generator, dtype=dtype) * 10 - 5
+    mixed = torch.cat([torch.rand(1024 - len(edges), generator=generator, dtype=dtype) * 80 - 40,
+                       torch.tensor(edges, dtype=dtype)])
+    far = torch.rand(1024, generator=generator, dtype=dtype) * 400 + above
+    return torch.cat([near, mixed, far * (torch.rand(1024, generator=generator) - 0.5).sign().to(dtype)])
+
+
 @pytest.mark.parametrize("name", BESSEL_JY)
 def test_bessel_jy_branches_taken_per_block_give_each_element_its_value(name):
     """Each branch runs only in blocks that have an element on its side (portable_any): a block of |x| <= 5
     only, one of |x| > 5 only, and blocks of both give every element the same bits, whichever block it is in
     (the same values sorted by |x| against shuffled), nan and the infinities included."""
     generator = torch.Generator().manual_seed(3)
-    near = torch.rand(1024, generator=generator, dtype=F64) * 10 - 5
-    mixed = torch.cat([torch.rand(1024 - len(EDGES), generator=generator, dtype=F64) * 80 - 40, torch.tensor(EDGES, dtype=F64)])
-    far = (torch.rand(1024, generator=generator, dtype=F64) * 400 + 5.0000001) * (torch.rand(1024, generator=generator) - 0.5).sign()
-    x = torch.cat([near, mixed, far])  # blocks of 1024: below 5, both, above
+    x = bessel_jy_blocks(generator, EDGES, F64, above=5.0000001)
     shuffled = torch.randperm(x.numel(), generator=generator)
     sorted_out, shuffled_out = run(name, x), run(name, x[shuffled])
     assert torch.equal(sorted_out[shuffled].isnan(), shuffled_out.isnan())
     same = sorted_out[shuffled] == shuffled_out
     assert (same | shuffled_out.isnan()).all()
-
-
-# a block-uniform branch's test reduces the block: Triton compiles it for any block shape, and for a scalar
-# (a kernel whose input is broadcast from one element loads it as one), which the GPU suite found failing
-BLOCK_SHAPES = {"scalar": "tl.load(x_ptr)", "1-D": "tl.load(x_ptr + i, mask=i < n)",
-                "2-D": "tl.load(x_ptr + i[:, None] * 2 + tl.arange(0, 2)[None, :])"}
-UNIFORM_BRANCHING = sorted(f"{prefix}_{name}" for prefix in ("portable", "f32") for name in BESSEL_JY)
-
-
-@pytest.mark.skipif(torch.cuda.is_available(), reason="a GPU runs these kernels (test_bessel_jy_* on cuda)")
-@pytest.mark.parametrize("shape", sorted(BLOCK_SHAPES))
-@pytest.mark.parametrize("helper", UNIFORM_BRANCHING)
-def test_block_uniform_branches_compile_for_every_block_shape(helper, shape, tmp_path):
-    """Each helper with block-uniform branches, copied as the code generator copies it, compiles for sm_90
-    (Triton's own ptxas; no GPU needed) applied to a scalar, a 1-D block and a 2-D block."""
-    from triton.backends.compiler import GPUTarget
-
-    from tritonize.passes.build_module import math_helpers
-
-    helpers = math_helpers({helper})
-    assert any("portable_any" in ast.unparse(function) for function in helpers)
-    for function in helpers:
-        function.decorator_list = [ast.parse("triton.jit", mode="eval").body]
-    applied = f"{helper}({BLOCK_SHAPES[shape]})"
-    stored = f"tl.sum({applied}, axis=1)" if shape == "2-D" else applied
-    text = ("import triton\nimport triton.language as tl\n\n\n" + ast.unparse(ast.Module(body=helpers, type_ignores=[]))
-            + "\n\n\n@triton.jit\ndef apply(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
-            + "    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
-            + f"    tl.store(out_ptr + i, {stored}, mask=i < n)\n")
-    path = tmp_path / f"{helper}_{shape.replace('-', '')}.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # triton.jit finds its function's module again
-    spec.loader.exec_module(module)
-    element = "fp32" if helper.startswith("f32_") else "fp64"
-    source = triton.compiler.ASTSource(module.apply, signature={"x_ptr": f"*{element}", "out_ptr": f"*{element}",
-                                                                "n": "i32", "BLOCK": "constexpr"},
-                                       constexprs={"BLOCK": 256})
-    compiled = triton.compile(source, target=GPUTarget("cuda", 90, 32))
-    assert "bar.sync" in compiled.asm["ptx"] or shape == "scalar"  # the block reduction's barrier
 
 
 def test_bessel_jy_divide_twice():

@@ -292,14 +292,20 @@ def _special_torch(p, scale):
 SPECIAL = pointwise(special)
 
 
-@given(data=st.data())
-def test_user_function_against_torch_and_python(data, device):
-    shape = data.draw(shapes(max_rank=4), label="shape")
+def draw_input(data, device, ranges, max_rank=3, max_numel=400, label="x"):
+    """A tensor Hypothesis draws for the user-function tests: its shape, a float dtype or int8 (which
+    computes in float32), values on one of `ranges` and a layout on `device`."""
+    shape = data.draw(shapes(max_rank=max_rank, max_numel=max_numel), label="shape")
     dtype = data.draw(st.sampled_from(FLOAT_DTYPES + INT_DTYPES[:1]), label="dtype")
     generator = torch.Generator().manual_seed(data.draw(st.integers(0, 2**31 - 1), label="seed"))
+    low, high = data.draw(st.sampled_from(ranges), label="range")
+    return data.draw(laid_out(make_values(shape, dtype, generator, low, high), device), label=label)
+
+
+@given(data=st.data())
+def test_user_function_against_torch_and_python(data, device):
     # mostly inside [-1, 1], where erfinv is finite but at the ends; sometimes outside (nan)
-    low, high = data.draw(st.sampled_from([(-1, 1), (-1, 1), (-2, 2)]), label="range")
-    p = data.draw(laid_out(make_values(shape, dtype, generator, low, high), device), label="p")
+    p = draw_input(data, device, [(-1, 1), (-1, 1), (-2, 2)], max_rank=4, label="p")
     scale = data.draw(st.sampled_from([1.0, -0.5, 3]), label="scale")
 
     got = SPECIAL(p, scale)
@@ -368,11 +374,7 @@ BESSEL_MIX = pointwise(bessel_mix)
 def test_bessel_functions_in_a_user_function(data, device):
     """Every dtype (integers give float32), shapes and layouts, both signs and both series (|x| <= 8 and
     above): against torch in float64, rounded once, and the scalar function run as plain Python."""
-    shape = data.draw(shapes(max_rank=3), label="shape")
-    dtype = data.draw(st.sampled_from(FLOAT_DTYPES + INT_DTYPES[:1]), label="dtype")
-    generator = torch.Generator().manual_seed(data.draw(st.integers(0, 2**31 - 1), label="seed"))
-    low, high = data.draw(st.sampled_from([(-8, 8), (-30, 30)]), label="range")
-    x = data.draw(laid_out(make_values(shape, dtype, generator, low, high), device), label="x")
+    x = draw_input(data, device, [(-8, 8), (-30, 30)])
     unscaled, scaled = BESSEL_MIX(x)
     result_dtype = x.dtype if x.is_floating_point() else torch.float32
     assert unscaled.dtype == scaled.dtype == result_dtype and unscaled.shape == scaled.shape == x.shape
@@ -395,11 +397,7 @@ def test_bessel_jy_in_a_user_function(data, device):
     """Every dtype (integers give float32), shapes and layouts, both branches (|x| <= 5 and above), Y's nan
     below 0 and -inf at 0: against the scalar function run as plain Python (correctly rounded, where
     torch's float64 is 1e-6 off between 5 and 10), rounded once to the result's dtype."""
-    shape = data.draw(shapes(max_rank=3, max_numel=64), label="shape")
-    dtype = data.draw(st.sampled_from(FLOAT_DTYPES + INT_DTYPES[:1]), label="dtype")
-    generator = torch.Generator().manual_seed(data.draw(st.integers(0, 2**31 - 1), label="seed"))
-    low, high = data.draw(st.sampled_from([(-6, 6), (-40, 40)]), label="range")
-    x = data.draw(laid_out(make_values(shape, dtype, generator, low, high), device), label="x")
+    x = draw_input(data, device, [(-6, 6), (-40, 40)], max_numel=64)
     first, second = BESSEL_JY_MIX(x)
     result_dtype = x.dtype if x.is_floating_point() else torch.float32
     assert first.dtype == second.dtype == result_dtype and first.shape == second.shape == x.shape
@@ -423,11 +421,7 @@ def test_bessel_k_functions_in_a_user_function(data, device):
     """Every dtype (integers give float32: K(0) = +inf, nan below), shapes and layouts, both tables (x <= 2
     and above) and x < 0, and Ai (its series and the decaying side): against torch in float64, rounded once,
     and the scalar function run as plain Python."""
-    shape = data.draw(shapes(max_rank=3), label="shape")
-    dtype = data.draw(st.sampled_from(FLOAT_DTYPES + INT_DTYPES[:1]), label="dtype")
-    generator = torch.Generator().manual_seed(data.draw(st.integers(0, 2**31 - 1), label="seed"))
-    low, high = data.draw(st.sampled_from([(0, 2), (0, 30), (-1, 8)]), label="range")
-    x = data.draw(laid_out(make_values(shape, dtype, generator, low, high), device), label="x")
+    x = draw_input(data, device, [(0, 2), (0, 30), (-1, 8)])
     outputs = BESSEL_K_MIX(x)
     result_dtype = x.dtype if x.is_floating_point() else torch.float32
     assert all(out.dtype == result_dtype and out.shape == x.shape for out in outputs)
