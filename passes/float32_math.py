@@ -75,49 +75,55 @@ def f32_sin_pi_over(uu):
 # frac(|x|) exact and cot(pi u) = cospi(u) / sinpi(u) from two fitted polynomials on u in
 # [0, 1/2]. Emulated: within 2.6 ulp for x > 0; for x < 0 within 6e-7 of max(|psi|, 1) (next
 # to psi's zeros the reflection cancels, as in torch's). psi(+-0) = -+inf, nan at negative
-# integers and -inf, +inf at +inf.
+# integers and -inf, +inf at +inf. Each of the three runs only in blocks that have such elements
+# (portable_sides, portable_any): data from 4 skips the polynomial, positive data the reflection.
 def f32_digamma(x):
-    """digamma in float32: a fitted polynomial around the root, recurrence below 4, the asymptotic series above, reflection below 0."""
+    """digamma in float32: a fitted polynomial around the root, recurrence below 4, the asymptotic series above, reflection below 0, each only in blocks that have such elements."""
     neg = x < 0.0
     m = tl.abs(x)
     fl = tl.math.floor(m)
     t = m - fl
-    g = (t - 0.4616321325302124) - 1.243815006546356e-08
-    r = tl.math.fma(0.011118805967271328, t, -0.0719781294465065)
-    r = tl.math.fma(r, t, 0.21579532325267792)
-    r = tl.math.fma(r, t, -0.4079412519931793)
-    r = tl.math.fma(r, t, 0.5679424405097961)
-    r = tl.math.fma(r, t, -0.6554930210113525)
-    r = tl.math.fma(r, t, 0.6914991140365601)
-    r = tl.math.fma(r, t, -0.7137435674667358)
-    r = tl.math.fma(r, t, 0.7524198293685913)
-    r = tl.math.fma(r, t, -0.8546922206878662)
-    r = tl.math.fma(r, t, 1.2503801584243774)
-    base = g * r
-    # psi(1 + t + n) = psi(1 + t) + sum_{k=1}^{n} 1 / (t + k); n = -1: psi(t) = psi(1 + t) - 1 / t
-    n = tl.where(neg, fl, fl - 1.0)
-    acc = tl.where(n >= 2.0, 1.0 / (t + 2.0), 0.0) + tl.where(n >= 1.0, 1.0 / (t + 1.0), 0.0)
-    low = tl.where(n < 0.0, base - 1.0 / t, base + acc)
     v = tl.where(neg, 1.0 - x, x)
-    z = 1.0 / (v * v)
-    asy = tl.math.fma(0.007575757801532745, z, -0.004166666883975267)
-    asy = tl.math.fma(asy, z, 0.003968254197388887)
-    asy = tl.math.fma(asy, z, -0.008333333767950535)
-    asy = tl.math.fma(asy, z, 0.0833333358168602)
-    high = tl.math.log(v) - 0.5 / v - z * asy
-    result = tl.where(v < 4.0, low, high)
-    u = tl.where(t > 0.5, 1.0 - t, t)
-    uu = u * u
-    s = f32_sin_pi_over(uu)
-    c = tl.math.fma(0.0018400214612483978, uu, -0.025776339694857597)
-    c = tl.math.fma(c, uu, 0.23532544076442719)
-    c = tl.math.fma(c, uu, -1.3352622985839844)
-    c = tl.math.fma(c, uu, 4.058712005615234)
-    c = tl.math.fma(c, uu, -4.934802055358887)
-    c = tl.math.fma(c, uu, 1.0)
-    cot = c / (u * s)
-    cot = tl.where(t > 0.5, cot * -1.0, cot)
-    result = tl.where(neg, result + 3.141592653589793 * cot, result)
+    result = tl.full(x.shape, 0.0, tl.float32)
+    some_low, some_high = portable_sides(v < 4.0)
+    if some_low:
+        g = (t - 0.4616321325302124) - 1.243815006546356e-08
+        r = tl.math.fma(0.011118805967271328, t, -0.0719781294465065)
+        r = tl.math.fma(r, t, 0.21579532325267792)
+        r = tl.math.fma(r, t, -0.4079412519931793)
+        r = tl.math.fma(r, t, 0.5679424405097961)
+        r = tl.math.fma(r, t, -0.6554930210113525)
+        r = tl.math.fma(r, t, 0.6914991140365601)
+        r = tl.math.fma(r, t, -0.7137435674667358)
+        r = tl.math.fma(r, t, 0.7524198293685913)
+        r = tl.math.fma(r, t, -0.8546922206878662)
+        r = tl.math.fma(r, t, 1.2503801584243774)
+        base = g * r
+        # psi(1 + t + n) = psi(1 + t) + sum_{k=1}^{n} 1 / (t + k); n = -1: psi(t) = psi(1 + t) - 1 / t
+        n = tl.where(neg, fl, fl - 1.0)
+        acc = tl.where(n >= 2.0, 1.0 / (t + 2.0), 0.0) + tl.where(n >= 1.0, 1.0 / (t + 1.0), 0.0)
+        result = tl.where(n < 0.0, base - 1.0 / t, base + acc)
+    if some_high:
+        z = 1.0 / (v * v)
+        asy = tl.math.fma(0.007575757801532745, z, -0.004166666883975267)
+        asy = tl.math.fma(asy, z, 0.003968254197388887)
+        asy = tl.math.fma(asy, z, -0.008333333767950535)
+        asy = tl.math.fma(asy, z, 0.0833333358168602)
+        high = tl.math.log(v) - 0.5 / v - z * asy
+        result = tl.where(v < 4.0, result, high)
+    if portable_any(neg):
+        u = tl.where(t > 0.5, 1.0 - t, t)
+        uu = u * u
+        s = f32_sin_pi_over(uu)
+        c = tl.math.fma(0.0018400214612483978, uu, -0.025776339694857597)
+        c = tl.math.fma(c, uu, 0.23532544076442719)
+        c = tl.math.fma(c, uu, -1.3352622985839844)
+        c = tl.math.fma(c, uu, 4.058712005615234)
+        c = tl.math.fma(c, uu, -4.934802055358887)
+        c = tl.math.fma(c, uu, 1.0)
+        cot = c / (u * s)
+        cot = tl.where(t > 0.5, cot * -1.0, cot)
+        result = tl.where(neg, result + 3.141592653589793 * cot, result)
     result = tl.where(neg & (t == 0.0), float("nan"), result)
     return tl.where(x == 0.0, -1.0 / x, result)
 
@@ -347,13 +353,15 @@ def f32_i1e(x):
 # things keep them accurate in float32:
 # * the first zero of J0 (J1) below 5 is a factor (a - j)(a + j) with j in two float32 parts, so that
 #   (a - j) is exact next to it (Sterbenz) and J keeps its relative accuracy there;
-# * Y's YP polynomial below 5 runs in float64: in float32 it cancels to 24 eps of the amplitude next to 5;
+# * Y's YP polynomial below 5, whose terms about 0 cancel to 24 eps of the amplitude next to 5 in float32,
+#   is Y0's taken about z = 15 (float32 again, as accurate as float64) and Y1's in float64 (about any point
+#   float32 measured 13-17 eps);
 # * above 5 the phase comes from float32 sin(a) and cos(a) (full range reduction), never from a rounded
 #   a - pi/4, whose rounding cost torch's float32 kernels 3.6e6 float32 eps of the envelope sqrt(2/(pi a))
 #   between 10 and 1e7, where these are within 6.3-6.7 (benchmarks/results/experiment_bessel_branches_h100.txt).
-# The Hankel branch (P, Q, a sine and a cosine) runs only in blocks that have an element above 5
-# (portable_any): where every element of a block is below, as in most blocks of data on [-2, 2], the
-# block skips it. Quotients and square roots are rounded to nearest (div_rn, sqrt_rn): Triton's float32
+# Each branch runs only in blocks that have an element on its side (portable_sides, one reduction for
+# both tests): where every element of a block is below 5, as in most blocks of data on [-2, 2], the
+# block skips the Hankel branch (P, Q, a sine and a cosine), and above 5 the rational. Quotients and square roots are rounded to nearest (div_rn, sqrt_rn): Triton's float32
 # `/` and sqrt are approximate. Errors, compiled, against the float64 composites: see tests.
 def f32_bessel_small0(a):
     """J0 on |x| <= 5 as (numerator, denominator) in float32, a = |x|: Cephes' (z - DR1)(z - DR2) RP(z) / RQ(z), z - DR1 as (a - j01)(a + j01), j01 in two parts."""
@@ -462,9 +470,10 @@ def f32_bessel_j0(x):
     near = a <= 5.0
     num = tl.full(x.shape, 0.0, tl.float32)
     den = num + 1.0
-    if portable_any(near):
+    some_near, some_far = portable_sides(near)
+    if some_near:
         num, den = f32_bessel_small0(a)
-    if portable_any(near == 0):
+    if some_far:
         p, q, d = f32_bessel_hankel0(a)
         s = tl.math.sin(a)
         c = tl.math.cos(a)
@@ -483,10 +492,11 @@ def f32_bessel_j1(x):
     near = a <= 5.0
     num = tl.full(x.shape, 0.0, tl.float32)
     den = num + 1.0
-    if portable_any(near):
+    some_near, some_far = portable_sides(near)
+    if some_near:
         num, den = f32_bessel_small1(a)
         num = x * num
-    if portable_any(near == 0):
+    if some_far:
         p, q, d = f32_bessel_hankel1(a)
         s = tl.math.sin(a)
         c = tl.math.cos(a)
@@ -508,17 +518,23 @@ def f32_bessel_log(x):
 
 # f32_bessel_y0: -inf at +-0, nan below 0 and at nan, 0.0 at +inf (as portable_bessel_y0)
 def f32_bessel_y0(x):
-    """Y0 in float32: YP(z) / YQ(z) + (2/pi) ln(x) J0(x) to 5 (J0 from f32_bessel_small0, YP in float64), above (P (sin x - cos x) + w Q (cos x + sin x)) / sqrt(pi x) (f32_bessel_hankel0), each branch in blocks that have such elements."""
+    """Y0 in float32: YP(z) / YQ(z) + (2/pi) ln(x) J0(x) to 5 (J0 from f32_bessel_small0, YP about z = 15), above (P (sin x - cos x) + w Q (cos x + sin x)) / sqrt(pi x) (f32_bessel_hankel0), each branch in blocks that have such elements."""
     near = x <= 5.0
     r = tl.full(x.shape, 0.0, tl.float32)
-    if portable_any(near):
+    some_near, some_far = portable_sides(near)
+    if some_near:
         num, den = f32_bessel_small0(x)
         z = x * x
-        wide = x.to(tl.float64) * x.to(tl.float64)
-        # float64 `*` and `+`, not tl.math.fma, whose float literals compile as float32 constants
-        yp = ((15592.436785523574 * wide - 14663929.59039716) * wide + 5435264770.518765) * wide - 982136065717.9115
-        yp = ((yp * wide + 87590639439536.7) * wide - 3466283033847297.0) * wide + 4.4273326857256984e+16
-        yp = (yp * wide - 1.8495080043698668e+16).to(tl.float32)
+        # YP about z = 15, where its terms cancel far less than about 0 (Cephes' form cancels to 24 eps next to 5
+        # in float32): within 8.0 eps compiled, as accurate as YP in float64 (8.95) without its conversions
+        u = z - 15.0
+        yp = tl.math.fma(u, 15592.4365234375, -13026724.0)
+        yp = tl.math.fma(yp, u, 4189185280.0)
+        yp = tl.math.fma(yp, u, -622140129280.0)
+        yp = tl.math.fma(yp, u, 39929635667968.0)
+        yp = tl.math.fma(yp, u, -678034541641728.0)
+        yp = tl.math.fma(yp, u, -1.2540086881091584e+16)
+        yp = tl.math.fma(yp, u, 1.1555194616047206e+17)
         yq = tl.math.fma(z + 1041.2835366425984, z, 626107.330137135)
         yq = tl.math.fma(yq, z, 268919633.39381415)
         yq = tl.math.fma(yq, z, 86400248710.3935)
@@ -528,7 +544,7 @@ def f32_bessel_y0(x):
         # one quotient: below 5 |yp den|, |num yq| and yq den stay under 1e37
         top = yp * den + 0.6366197723675814 * f32_bessel_log(x) * num * yq
         r = tl.math.div_rn(top, yq * den)
-    if portable_any(near == 0):
+    if some_far:
         p, q, d = f32_bessel_hankel0(x)
         s = tl.math.sin(x)
         c = tl.math.cos(x)
@@ -544,7 +560,8 @@ def f32_bessel_y1(x):
     """Y1 in float32: x YP(z) / YQ(z) + (2/pi) (J1(x) ln(x) - 1/x) to 5 (J1 from f32_bessel_small1, YP in float64), above (w Q (sin x - cos x) - P (sin x + cos x)) / sqrt(pi x) (f32_bessel_hankel1), each branch in blocks that have such elements."""
     near = x <= 5.0
     r = tl.full(x.shape, 0.0, tl.float32)
-    if portable_any(near):
+    some_near, some_far = portable_sides(near)
+    if some_near:
         num, den = f32_bessel_small1(x)
         z = x * x
         wide = x.to(tl.float64) * x.to(tl.float64)
@@ -560,7 +577,7 @@ def f32_bessel_y1(x):
         yq = tl.math.fma(yq, z, 3.9727060811656064e+18)
         j1_log = x * tl.math.div_rn(num, den) * f32_bessel_log(x)
         r = x * tl.math.div_rn(yp, yq) + (0.6366197723675814 * j1_log - tl.math.div_rn(0.6366197723675814, x))
-    if portable_any(near == 0):
+    if some_far:
         p, q, d = f32_bessel_hankel1(x)
         s = tl.math.sin(x)
         c = tl.math.cos(x)

@@ -17,12 +17,23 @@ def local_names(fn_node):
     return names
 
 
-def is_block_uniform_branch(node) -> bool:
-    """`if portable_any(mask):` with no else and only assignments in its body: a branch that a whole
-    block takes or skips alike (portable_math.portable_any), never an `if` on an element's value."""
-    return (isinstance(node, ast.If) and not node.orelse and isinstance(node.test, ast.Call)
-            and isinstance(node.test.func, ast.Name) and node.test.func.id == "portable_any"
-            and all(isinstance(statement, ast.Assign) for statement in node.body))
+def block_uniform_names(fn_node) -> set:
+    """Names bound by `a, b = portable_sides(mask)` in the function's body: block-uniform booleans."""
+    return {target.id for statement in fn_node.body if isinstance(statement, ast.Assign)
+            and isinstance(statement.value, ast.Call) and isinstance(statement.value.func, ast.Name)
+            and statement.value.func.id == "portable_sides"
+            for target in ast.walk(statement.targets[0]) if isinstance(target, ast.Name)}
+
+
+def is_block_uniform_branch(node, uniform_names=frozenset()) -> bool:
+    """`if portable_any(mask):` (or `if name:` with `name` from portable_sides, `uniform_names`) with no
+    else and only assignments in its body: a branch that a whole block takes or skips alike
+    (portable_math.portable_any and portable_sides), never an `if` on an element's value."""
+    if not isinstance(node, ast.If) or node.orelse or not all(isinstance(s, ast.Assign) for s in node.body):
+        return False
+    test = node.test
+    return ((isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "portable_any")
+            or (isinstance(test, ast.Name) and test.id in uniform_names))
 
 
 def assert_follows_generator_rules(fn, helpers: set, tl_attributes: set):
@@ -36,8 +47,9 @@ def assert_follows_generator_rules(fn, helpers: set, tl_attributes: set):
     assert doc and "\n" not in doc, "one-line docstring naming the method"
     banned = (ast.If, ast.For, ast.While, ast.Try, ast.With, ast.Lambda, ast.ListComp, ast.GeneratorExp,
               ast.DictComp, ast.SetComp, ast.IfExp, ast.BoolOp, ast.Global, ast.Nonlocal, ast.FunctionDef)
+    uniform_names = block_uniform_names(node)
     for sub in ast.walk(node):
-        allowed = sub is node or (is_block_uniform_branch(sub) and sub in node.body)
+        allowed = sub is node or (is_block_uniform_branch(sub, uniform_names) and sub in node.body)
         assert not isinstance(sub, banned) or allowed, f"{type(sub).__name__} at line {sub.lineno}"
         if isinstance(sub, ast.UnaryOp) and isinstance(sub.op, ast.USub):
             # Triton 3.6 lowers -x to 0 - x, which loses the sign of -0.0: write x * -1.0
@@ -61,8 +73,9 @@ def assert_branch_results_bound_before(fn_node):
     """Each name a block-uniform branch assigns that code after it reads is bound before the branch too
     (Triton's compiled `if` needs a value of the same type on the path that skips it)."""
     bound = {a.arg for a in fn_node.args.args}
+    uniform_names = block_uniform_names(fn_node)
     for position, statement in enumerate(fn_node.body):
-        if is_block_uniform_branch(statement):
+        if is_block_uniform_branch(statement, uniform_names):
             later = {n.id for rest in fn_node.body[position + 1:] for n in ast.walk(rest)
                      if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
             assigned = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}

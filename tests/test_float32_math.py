@@ -288,6 +288,22 @@ def test_f32_digamma_reflects_below_zero(f32_digamma):
     assert error.max() < 1e-6, f"{error.max():.2e} at x = {x[int(error.argmax())].item()!r}"
 
 
+def test_f32_digamma_branches_taken_per_block_give_each_element_its_value(f32_digamma):
+    """The polynomial (v < 4), the asymptotic series and the reflection run only in blocks that have such
+    elements: blocks of (0, 4) only, of [4, 1e6) only, of negatives only and of all three give every element
+    the same bits, whichever block it is in (sorted against shuffled), the special values included."""
+    generator = torch.Generator().manual_seed(6)
+    edges = torch.tensor([0.0, -0.0, math.inf, -math.inf, math.nan, 4.0, 3.9999998, -3.0, -2.5, 1e-40, 3e38])
+    x = torch.cat([torch.rand(1024, generator=generator) * 4, 4.0 + torch.rand(1024, generator=generator) * 1e6,
+                   torch.rand(1024, generator=generator) * -20,
+                   torch.cat([torch.rand(1024 - len(edges), generator=generator) * 60 - 30, edges])])
+    shuffled = torch.randperm(x.numel(), generator=generator)
+    in_blocks, in_mixed_blocks = f32_digamma(x)[shuffled], f32_digamma(x[shuffled])
+    assert torch.equal(in_blocks.isnan(), in_mixed_blocks.isnan())
+    assert ((in_blocks == in_mixed_blocks) | in_blocks.isnan()).all()
+    assert torch.equal(in_blocks.signbit(), in_mixed_blocks.signbit())
+
+
 def test_f32_digamma_special_values(f32_digamma):
     x = torch.tensor([0.0, -0.0, math.inf, -math.inf, math.nan, -1.0, -2.0, -3.0, -1e10, 1.0])
     got = f32_digamma(x)
@@ -430,7 +446,7 @@ def test_f32_bessel_jy_special_values(f32_bessel_jy):
 
 def test_f32_bessel_jy_branches_taken_per_block_give_each_element_its_value(f32_bessel_jy):
     """A block of |x| <= 5 only, one of |x| > 5 only and blocks of both (shuffled) give each element the
-    same bits (portable_any's block-uniform branches)."""
+    same bits (portable_sides' block-uniform branches)."""
     from test_portable_math import bessel_jy_blocks
 
     generator = torch.Generator().manual_seed(4)
@@ -519,14 +535,16 @@ def test_f32_bessel_k_special_values(f32_k0, f32_k1, f32_k0e, f32_k1e):
 
 @pytest.mark.skipif(GPU, reason="a GPU runs these kernels (test_f32_bessel_jy_* and test_portable_math's on cuda)")
 @pytest.mark.parametrize("shape", sorted(BLOCK_SHAPES))
-@pytest.mark.parametrize("helper", sorted(f"{prefix}_{name}" for prefix in ("portable", "f32") for name in BESSEL_JY))
+@pytest.mark.parametrize("helper", sorted(f"{prefix}_{name}" for prefix in ("portable", "f32") for name in BESSEL_JY)
+                         + ["portable_digamma", "f32_digamma"])
 def test_block_uniform_branches_compile_for_every_block_shape(helper, shape, tmp_path_factory):
     """Each helper with block-uniform branches (a block reduction's test), applied to a scalar, a 1-D block and
     a 2-D block, compiles for sm_90 (Triton's own ptxas; no GPU needed): a scalar failed on the GPU before
-    portable_any widened it."""
+    portable_any widened it (portable_sides widens it too)."""
     from triton.backends.compiler import GPUTarget
 
-    assert any("portable_any" in ast.unparse(function) for function in math_helpers({helper}))
+    assert any(f"{test}(" in ast.unparse(function) for function in math_helpers({helper})
+               for test in ("portable_any", "portable_sides"))
     kernel = load_module(tmp_path_factory, helper, jit=True, shape=shape).apply_kernel
     element = "fp32" if helper.startswith("f32_") else "fp64"
     source = triton.compiler.ASTSource(kernel, signature={"x0_ptr": f"*{element}", "out_ptr": f"*{element}",
@@ -624,7 +642,7 @@ def test_f32_atan_and_atan2_are_cudas_bit_for_bit(tmp_path_factory):
 @pytest.mark.parametrize("name", sorted(HELPERS))
 def test_helpers_follow_the_generator_rules(name):
     # portable_math's dtype-generic helpers may be called too (the generator copies callees of either module)
-    shared = {"portable_reciprocal_square_step", "portable_any"}
+    shared = {"portable_reciprocal_square_step", "portable_sides", "portable_any"}
     assert_follows_generator_rules(HELPERS[name], set(HELPERS) | shared,
                                    {"abs", "math", "minimum", "maximum", "where", "exp2", "int32", "float32", "full",
                                     "float64"})

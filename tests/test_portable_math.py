@@ -659,7 +659,7 @@ def bessel_jy_blocks(generator, edges, dtype, above):
 
 @pytest.mark.parametrize("name", BESSEL_JY)
 def test_bessel_jy_branches_taken_per_block_give_each_element_its_value(name):
-    """Each branch runs only in blocks that have an element on its side (portable_any): a block of |x| <= 5
+    """Each branch runs only in blocks that have an element on its side (portable_sides): a block of |x| <= 5
     only, one of |x| > 5 only, and blocks of both give every element the same bits, whichever block it is in
     (the same values sorted by |x| against shuffled), nan and the infinities included."""
     generator = torch.Generator().manual_seed(3)
@@ -669,6 +669,57 @@ def test_bessel_jy_branches_taken_per_block_give_each_element_its_value(name):
     assert torch.equal(sorted_out[shuffled].isnan(), shuffled_out.isnan())
     same = sorted_out[shuffled] == shuffled_out
     assert (same | shuffled_out.isnan()).all()
+
+
+def test_digamma_branches_taken_per_block_give_each_element_its_value():
+    """The asymptotic series (x >= 10) and the reflection (x < 0) run only in blocks that have such elements
+    (portable_any): blocks of (0, 10) only, of [10, 1e6) only, of negatives only and of all three give every
+    element the same bits, whichever block it is in (sorted against shuffled), the edges included."""
+    generator = torch.Generator().manual_seed(5)
+    low = torch.rand(1024, generator=generator, dtype=F64) * 10
+    high = 10.0 + torch.rand(1024, generator=generator, dtype=F64) * 1e6
+    negative = torch.rand(1024, generator=generator, dtype=F64) * -20
+    mixed = torch.cat([torch.rand(1024 - len(EDGES), generator=generator, dtype=F64) * 60 - 30, torch.tensor(EDGES)])
+    x = torch.cat([low, high, negative, mixed])
+    shuffled = torch.randperm(x.numel(), generator=generator)
+    sorted_out, shuffled_out = run("digamma", x), run("digamma", x[shuffled])
+    assert torch.equal(sorted_out[shuffled].isnan(), shuffled_out.isnan())
+    assert ((sorted_out[shuffled] == shuffled_out) | shuffled_out.isnan()).all()
+    assert torch.equal(sorted_out[shuffled].signbit(), shuffled_out.signbit())
+
+
+SIDES_KERNEL = """
+def sides_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr, SCALAR: tl.constexpr):
+    pid = tl.program_id(0)
+    if SCALAR:
+        x = tl.load(x_ptr + pid)
+    else:
+        x = tl.load(x_ptr + pid * BLOCK + tl.arange(0, BLOCK))
+    inside, outside = portable_sides(x > 0.0)
+    tl.store(out_ptr + 2 * pid, inside.to(tl.int32))
+    tl.store(out_ptr + 2 * pid + 1, outside.to(tl.int32))
+"""
+
+
+@pytest.mark.parametrize("scalar", [False, True], ids=["block", "scalar"])
+def test_sides_answers_both_tests_of_each_block(scalar, tmp_path):
+    """portable_sides(mask) is (any element holds, any does not), per block, from one reduction: blocks of all,
+    none, one element at either end, and half; a scalar mask (a broadcast input loads a scalar) too."""
+    path = tmp_path / f"sides_{'scalar' if scalar else 'block'}.py"
+    path.write_text("import triton\nimport triton.language as tl\n\n" + textwrap.dedent(inspect.getsource(pm.portable_sides))
+                    + SIDES_KERNEL)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    block = 1 if scalar else 64
+    masks = [torch.ones(block), torch.zeros(block)]
+    if not scalar:
+        masks += [torch.eye(block)[0], torch.eye(block)[-1], 1 - torch.eye(block)[0], torch.arange(block) % 2]
+    x = torch.cat([torch.where(mask.bool(), 1.5, -0.5) for mask in masks]).to(F64)
+    out = torch.empty(2 * len(masks), dtype=torch.int32)
+    InterpretedFunction(module.sides_kernel)[(len(masks),)](x, out, BLOCK=block, SCALAR=scalar)
+    expected = [[int(mask.bool().any()), int((~mask.bool()).any())] for mask in masks]
+    assert out.view(-1, 2).tolist() == expected
 
 
 def test_bessel_jy_divide_twice():

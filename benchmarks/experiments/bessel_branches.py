@@ -1,7 +1,7 @@
 """What do the Bessel functions J0, J1, Y0 and Y1 cost, and how accurate are they, with float32 composites
-(passes/float32_math.py) and block-uniform branches (portable_math.portable_any)? Each helper, copied as the
+(passes/float32_math.py) and block-uniform branches (portable_math.portable_sides)? Each helper, copied as the
 code generator copies it, runs in a kernel of its own: as written (each branch only in blocks that have an
-element on its side), and with both branches in every block (`if portable_any(...)` made `if True`), at
+element on its side), and with both branches in every block (each block-uniform test made `if True`), at
 blocks of 1024, 512 and 256 elements (4 warps); beside torch eager and tritonize.ops (the launch it
 chooses), on 2^24 elements drawn from [-2, 2] (every block on the rational's side), [-30, 30] (most blocks
 on both) and [25, 400] (every block on the Hankel expansion's). Float32 accuracy: the compiled float32
@@ -41,7 +41,7 @@ def helper_kernel(helper: str, both_branches: bool = False):
         function.decorator_list = [ast.parse("triton.jit", mode="eval").body]
     text = "import triton\nimport triton.language as tl\n\n\n" + ast.unparse(ast.Module(body=helpers, type_ignores=[]))
     if both_branches:
-        text = re.sub(r"if portable_any\(.*\):", "if True:", text)
+        text = re.sub(r"if (portable_any\(.*\)|some_near|some_far):", "if True:", text)
     text += ("\n\n\n@triton.jit\ndef apply(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
              "    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
              f"    tl.store(out_ptr + i, {helper}(tl.load(x_ptr + i, mask=i < n)), mask=i < n)\n")
