@@ -54,7 +54,7 @@ def portable_any(mask):
 # portable_sides: both tests of a two-sided composite from one reduction, `in_mask, outside = portable_sides(mask)`
 # then `if in_mask:` and `if outside:`; a count of the block's elements in the mask (tl.sum's combine function,
 # as the interpreter reduces it) against the block's size. One reduction, one barrier: on an H100 at 2^24 the
-# Bessel functions ran 2-7% faster than with two portable_any (experiment_bessel_sides_h100.txt).
+# Bessel helpers ran 2-7% faster than with two portable_any (results/experiment_branch_domains_h100.txt).
 def portable_sides(mask):
     """(Does any element of this block of booleans hold, does any not): one block reduction, a count, the same answer in every thread."""
     widened = mask.to(tl.int32) + tl.full([1], 0, tl.int32)
