@@ -671,9 +671,11 @@ def test_bessel_jy_branches_taken_per_block_give_each_element_its_value(name):
     assert (same | shuffled_out.isnan()).all()
 
 
-def test_digamma_branches_taken_per_block_give_each_element_its_value():
-    """The asymptotic series (x >= 10) and the reflection (x < 0) run only in blocks that have such elements
-    (portable_any): blocks of (0, 10) only, of [10, 1e6) only, of negatives only and of all three give every
+@pytest.mark.parametrize("name", ["digamma", "trigamma"])
+def test_gamma_derivatives_branches_taken_per_block_give_each_element_its_value(name):
+    """digamma's rational and recurrence (below 10), asymptotic series and reflection (x < 0), trigamma's
+    recurrence steps and reflection, run only in blocks that have such elements (portable_sides and
+    portable_any): blocks of (0, 10) only, of [10, 1e6) only, of negatives only and of all three give every
     element the same bits, whichever block it is in (sorted against shuffled), the edges included."""
     generator = torch.Generator().manual_seed(5)
     low = torch.rand(1024, generator=generator, dtype=F64) * 10
@@ -682,7 +684,7 @@ def test_digamma_branches_taken_per_block_give_each_element_its_value():
     mixed = torch.cat([torch.rand(1024 - len(EDGES), generator=generator, dtype=F64) * 60 - 30, torch.tensor(EDGES)])
     x = torch.cat([low, high, negative, mixed])
     shuffled = torch.randperm(x.numel(), generator=generator)
-    sorted_out, shuffled_out = run("digamma", x), run("digamma", x[shuffled])
+    sorted_out, shuffled_out = run(name, x), run(name, x[shuffled])
     assert torch.equal(sorted_out[shuffled].isnan(), shuffled_out.isnan())
     assert ((sorted_out[shuffled] == shuffled_out) | shuffled_out.isnan()).all()
     assert torch.equal(sorted_out[shuffled].signbit(), shuffled_out.signbit())

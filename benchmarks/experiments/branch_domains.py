@@ -1,5 +1,5 @@
 """The ops whose composites branch per block (portable_math.portable_sides and portable_any: the Bessel
-functions J0, J1, Y0 and Y1, digamma) through tritonize.ops and torch eager, on 2^24 elements drawn from
+functions J0, J1, Y0 and Y1, digamma, trigamma) through tritonize.ops and torch eager, on 2^24 elements drawn from
 domains where every block is on one side, and where most blocks have both: what block-uniform branches buy
 where a user's data lies. us per launch (do_bench median, least of 3), float32 and float64; each result
 checked against eager (float32 within 1e-4 of max(|f|, 1), float64 1e-5: torch's float64 J and Y are 2.4e-6
@@ -25,7 +25,11 @@ DOMAINS = {
     "bessel_y0": ((-2.0, 2.0), (0.0, 2.0), (0.0, 30.0), (25.0, 400.0)),
     "bessel_y1": ((0.0, 2.0), (25.0, 400.0)),
     "digamma": ((0.1, 8.0), (-5.0, 5.0), (1.0, 100.0), (10.0, 1000.0)),
+    "trigamma": ((0.1, 8.0), (-5.0, 5.0), (1.0, 100.0), (10.0, 1000.0)),
 }
+# torch's trigamma is polygamma(1, x)
+EAGER = {"trigamma": lambda x: torch.special.polygamma(1, x)}
+OURS = {"trigamma": lambda x: tritonize.ops.polygamma(1, x)}
 
 
 def main():
@@ -35,8 +39,8 @@ def main():
     print("# op, dtype, domain: eager us, tritonize us, eager/tritonize")
     generator = torch.Generator(device="cuda").manual_seed(0)
     for name, domains in DOMAINS.items():
-        eager = getattr(torch.special, name) if hasattr(torch.special, name) else getattr(torch, name)
-        ours = getattr(tritonize.ops, name)
+        eager = EAGER.get(name) or getattr(torch.special, name)
+        ours = OURS.get(name) or getattr(tritonize.ops, name)
         for dtype in (torch.float32, torch.float64):
             for low, high in domains:
                 x = (torch.rand(2**24, device="cuda", dtype=torch.float64, generator=generator) * (high - low) + low).to(dtype)
