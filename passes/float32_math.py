@@ -138,23 +138,19 @@ def f32_digamma(x):
 # zero (its float32 result at x = -1 is 1.3e15). +inf at +-0 and the negative integers, nan at -inf,
 # 0 at +inf.
 def f32_trigamma(x):
-    """trigamma in float32: six unrolled recurrence steps as one fraction, the asymptotic series from 6, reflection below 0; the steps and the reflection only in blocks that have such elements."""
+    """trigamma in float32: six unrolled recurrence steps as one fraction, the asymptotic series from 6, reflection below 0."""
     neg = x < 0.0
     v = tl.where(neg, 1.0 - x, x)
+    # the first step from p / q = 0 / 1 (float32 blocks; the step itself is dtype-generic)
     low = v < 6.0
-    p = tl.full(x.shape, 0.0, tl.float32)
-    q = p + 1.0
-    w = v
-    if portable_any(low):
-        # the first step from p / q = 0 / 1 (float32 blocks; the step itself is dtype-generic)
-        p = tl.where(low, 1.0, 0.0)
-        q = tl.where(low, v * v, 1.0)
-        w = tl.where(low, v + 1.0, v)
-        p, q, w = portable_reciprocal_square_step(p, q, w, 6.0)
-        p, q, w = portable_reciprocal_square_step(p, q, w, 6.0)
-        p, q, w = portable_reciprocal_square_step(p, q, w, 6.0)
-        p, q, w = portable_reciprocal_square_step(p, q, w, 6.0)
-        p, q, w = portable_reciprocal_square_step(p, q, w, 6.0)
+    p = tl.where(low, 1.0, 0.0)
+    q = tl.where(low, v * v, 1.0)
+    w = tl.where(low, v + 1.0, v)
+    p, q, w = portable_reciprocal_square_step(p, q, w, 6.0)
+    p, q, w = portable_reciprocal_square_step(p, q, w, 6.0)
+    p, q, w = portable_reciprocal_square_step(p, q, w, 6.0)
+    p, q, w = portable_reciprocal_square_step(p, q, w, 6.0)
+    p, q, w = portable_reciprocal_square_step(p, q, w, 6.0)
     z = 1.0 / w
     zz = z * z
     series = zz * (0.1666666716337204 + zz * (-0.03333333507180214 + zz * (0.02380952425301075 + zz * (
@@ -162,14 +158,13 @@ def f32_trigamma(x):
     r = p / q + (z + (0.5 * zz + series * z))
     m = tl.abs(x)
     t = m - tl.math.floor(m)
-    if portable_any(neg):
-        u = tl.where(t > 0.5, 1.0 - t, t)
-        uu = u * u
-        s = f32_sin_pi_over(uu)
-        # its own division, not one fraction with p / q as portable_trigamma's: that took the worst error
-        # below zero from 5.3 to 6.1 ulp (the interpreter, 60000 random x in (-12, 0))
-        cosecant = 3.1415927410125732 / (u * s)
-        r = tl.where(neg, cosecant * cosecant - r, r)
+    u = tl.where(t > 0.5, 1.0 - t, t)
+    uu = u * u
+    s = f32_sin_pi_over(uu)
+    # its own division, not one fraction with p / q as portable_trigamma's: that took the worst error
+    # below zero from 5.3 to 6.1 ulp (the interpreter, 60000 random x in (-12, 0))
+    cosecant = 3.1415927410125732 / (u * s)
+    r = tl.where(neg, cosecant * cosecant - r, r)
     r = tl.where(neg & (t == 0.0), float("inf"), r)
     return tl.where(x != x, x, r)
 

@@ -9,8 +9,12 @@ putting a package of it first on the path (from the repository's root):
     mkdir -p /tmp/base/tritonize && git archive BASE dsl passes ops | tar -x -C /tmp/base
     (cd /tmp/base && cp -r dsl/* tritonize/ && mv passes ops tritonize/)
     for tree in /tmp/base ""; do PYTHONPATH=$tree:. python -m benchmarks.experiments.branch_domains; done
+
+    python -m benchmarks.experiments.branch_domains [op ...]   (some of DOMAINS' ops only)
 """
 from __future__ import annotations
+
+import sys
 
 import torch
 import triton
@@ -39,6 +43,8 @@ def main():
     print("# op, dtype, domain: eager us, tritonize us, eager/tritonize")
     generator = torch.Generator(device="cuda").manual_seed(0)
     for name, domains in DOMAINS.items():
+        if sys.argv[1:] and name not in sys.argv[1:]:
+            continue
         eager = EAGER.get(name) or getattr(torch.special, name)
         ours = OURS.get(name) or getattr(tritonize.ops, name)
         for dtype in (torch.float32, torch.float64):
