@@ -1280,14 +1280,16 @@ def portable_reciprocal_square_step(p, q, w, limit):
 
 
 def portable_trigamma(x):
-    """Trigamma: psi1(v) = sum_k 1 / (v + k)^2 + psi1(w), w = v + n >= 10, the sum over ten unrolled steps (tl.where) kept as one fraction, then the asymptotic series 1/w + 1/(2w^2) + sum B_2k / w^(2k+1) to B_16; x < 0 reflects, psi1(x) = pi^2 / sin^2(pi u) - psi1(1 - x) with u = min(t, 1 - t), t = frac(|x|) (both exact), so that the poles stay sharp. +inf at +-0 and the negative integers, nan at -inf, 0 at +inf; within ~1e-15 relative (measured), where torch's polygamma(1, x) is ~1e-9; two float64 divisions and no sine call; the steps only in blocks that have such elements."""
+    """Trigamma: psi1(v) = sum_k 1 / (v + k)^2 + psi1(w), w = v + n >= 10, the sum over ten unrolled steps (tl.where) kept as one fraction, then the asymptotic series 1/w + 1/(2w^2) + sum B_2k / w^(2k+1) to B_16; x < 0 reflects, psi1(x) = pi^2 / sin^2(pi u) - psi1(1 - x) with u = min(t, 1 - t), t = frac(|x|) (both exact), so that the poles stay sharp. +inf at +-0 and the negative integers, nan at -inf, 0 at +inf; within ~1e-15 relative (measured), where torch's polygamma(1, x) is ~1e-9; two float64 divisions and no sine call; the steps and the reflection only in blocks that have such elements."""
     neg = x < 0.0
     v = tl.where(neg, 1.0 - x, x)
     # while w < 10: p / q += 1 / w^2 (p <- p w^2 + q, q <- q w^2), w += 1; ten steps bring any v >= 0 there,
     # and the products stay far from overflow (q <= 3.3e12 where it has steps); a float64 division is a
-    # dozen instructions, as in portable_digamma. The steps only in blocks that have such elements
-    # (portable_any): a block from 10 skips them (the reflection's polynomial, cheap beside a reduction,
-    # runs in every block: as a branch too it took mixed-sign data from 1.00x eager to 0.91x on an H100)
+    # dozen instructions, as in portable_digamma. The steps, and the reflection below, only in blocks that
+    # have such elements (portable_any): a block from 10 skips the steps, one of positive x the reflection.
+    # On an H100 at 2^24, against straight-line code: (0.1, 8) 0.99x -> 1.06x eager, from 10 0.59x -> 0.94x,
+    # but blocks that need both (x in [-5, 5]) 1.00x -> 0.91x; the steps alone as a branch were slower below
+    # 10 (0.94x) and gained less from 10 (0.82x) (results/experiment_branch_domains_h100.txt)
     w = v
     p = tl.full(x.shape, 0.0, tl.float64)
     q = tl.full(x.shape, 1.0, tl.float64)
@@ -1307,26 +1309,31 @@ def portable_trigamma(x):
     series = z + zz * (0.5 + z * (0.16666666666666666 + zz * (-0.03333333333333333 + zz * (0.023809523809523808 + zz * (
         -0.03333333333333333 + zz * (0.07575757575757576 + zz * (-0.2531135531135531 + zz * (
             1.1666666666666667 + zz * -7.092156862745098))))))))
-    # reflection: pi^2 / sin^2(pi x) has period 1 and is even, so sin(pi u) with u in [0, 1/2] exact, from its
-    # Taylor series to u^21 (the next term is 1e-18 at u = 1/2: no range reduction, where libdevice's sin
-    # reduces for any argument); pi^2 / s^2 - p / q as one fraction, whose terms cannot cancel (pi^2 / s^2
-    # >= 9.8 > psi1(1) >= psi1(1 - x))
     m = tl.abs(x)
     t = m - tl.math.floor(m)
-    u = tl.where(t > 0.5, 1.0 - t, t)
-    uu = u * u
-    sp = 5.392664662608129e-10 * uu - 2.2948428997269873e-08
-    sp = sp * uu + 7.952054001475513e-07
-    sp = sp * uu - 2.1915353447830217e-05
-    sp = sp * uu + 0.00046630280576761255
-    sp = sp * uu - 0.0073704309457143504
-    sp = sp * uu + 0.08214588661112823
-    sp = sp * uu - 0.5992645293207921
-    sp = sp * uu + 2.5501640398773455
-    sp = sp * uu - 5.16771278004997
-    sp = sp * uu + 3.141592653589793
-    ss = u * sp * (u * sp)
-    quotient = tl.where(neg, 9.869604401089358 * q - p * ss, p) / tl.where(neg, q * ss, q)
+    numerator = p
+    denominator = q
+    if portable_any(neg):
+        # reflection: pi^2 / sin^2(pi x) has period 1 and is even, so sin(pi u) with u in [0, 1/2] exact, from its
+        # Taylor series to u^21 (the next term is 1e-18 at u = 1/2: no range reduction, where libdevice's sin
+        # reduces for any argument); pi^2 / s^2 - p / q as one fraction, whose terms cannot cancel (pi^2 / s^2
+        # >= 9.8 > psi1(1) >= psi1(1 - x))
+        u = tl.where(t > 0.5, 1.0 - t, t)
+        uu = u * u
+        sp = 5.392664662608129e-10 * uu - 2.2948428997269873e-08
+        sp = sp * uu + 7.952054001475513e-07
+        sp = sp * uu - 2.1915353447830217e-05
+        sp = sp * uu + 0.00046630280576761255
+        sp = sp * uu - 0.0073704309457143504
+        sp = sp * uu + 0.08214588661112823
+        sp = sp * uu - 0.5992645293207921
+        sp = sp * uu + 2.5501640398773455
+        sp = sp * uu - 5.16771278004997
+        sp = sp * uu + 3.141592653589793
+        ss = u * sp * (u * sp)
+        numerator = tl.where(neg, 9.869604401089358 * q - p * ss, p)
+        denominator = tl.where(neg, q * ss, q)
+    quotient = numerator / denominator
     r = tl.where(neg, quotient - series, quotient + series)
     r = tl.where(neg & (t == 0.0), float("inf"), r)
     return tl.where(x != x, x, r)

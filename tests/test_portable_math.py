@@ -673,8 +673,9 @@ def test_bessel_jy_branches_taken_per_block_give_each_element_its_value(name):
 
 @pytest.mark.parametrize("name", ["digamma", "trigamma"])
 def test_gamma_derivatives_branches_taken_per_block_give_each_element_its_value(name):
-    """digamma's rational and recurrence (below 10), asymptotic series and reflection (x < 0), and trigamma's
-    recurrence steps run only in blocks that have such elements (portable_sides and portable_any): blocks of (0, 10) only, of [10, 1e6) only, of negatives only and of all three give every
+    """digamma's rational and recurrence (below 10), asymptotic series and reflection (x < 0), trigamma's
+    recurrence steps and reflection, run only in blocks that have such elements (portable_sides and
+    portable_any): blocks of (0, 10) only, of [10, 1e6) only, of negatives only and of all three give every
     element the same bits, whichever block it is in (sorted against shuffled), the edges included."""
     generator = torch.Generator().manual_seed(5)
     low = torch.rand(1024, generator=generator, dtype=F64) * 10
