@@ -15,7 +15,10 @@ kernel module:
   ``tl.minimum``/``tl.maximum`` (integers only here), ``tl.full``,
   ``.to()`` and int64 bitcasts, arithmetic, comparisons, ``&`` and ``|``;
 * straight-line code only: no Python ``if``/``for``/``while`` on tensor values,
-  so the same source compiles as a ``@triton.jit`` device function;
+  so the same source compiles as a ``@triton.jit`` device function; the one
+  ``if`` allowed tests a block reduction (``portable_any``, ``portable_sides``),
+  a branch that every thread of a block takes alike, and only assigns names
+  bound before it (tests/helper_rules.py);
 * no module-level names besides ``tl``: constants are inline literals; a
   function may call other ``portable_*`` functions of this module;
 * a ``tl.where`` always has a float64 tensor in one of its branches, so that
