@@ -841,3 +841,25 @@ def test_op_library_agreement_compares_element_by_element():
     assert agreement(torch.tensor([math.nan, 1.0]), torch.tensor([1.0, 1.0])) == "NaN positions differ"
     assert agreement(torch.tensor([1, 2]), torch.tensor([1, 3])) == "1 differ"
     assert agreement((torch.tensor([1.0]), torch.tensor([2.0])), (torch.tensor([1.0]), torch.tensor([2.0]))) == "ok"
+
+
+def test_sass_counts_reads_the_kernel_a_launch_would_compile():
+    """benchmarks/experiments/sass_counts: the CUDA kernel of ops.add (float32) and of ops.bessel_j0 (float64),
+    generated with no GPU and compiled for sm_90 by Triton's ptxas, as the launch would (its block, warps and
+    dependent launch): the add's SASS adds in float32, loads and stores; the float64 J0's blocks are the heavy
+    math's 256 elements, its reduction a barrier, its arithmetic float64."""
+    import subprocess
+    import sys
+
+    def counts(op, dtype):
+        out = subprocess.run([sys.executable, "-m", "benchmarks.experiments.sass_counts", op, dtype, "--numel",
+                              str(2**24), "--top", "100"], capture_output=True, text=True, check=True).stdout
+        first, mix = out.splitlines()[:2]
+        return first, dict((name, int(n)) for name, n in (item.split() for item in mix.strip().split(", ")))
+
+    first, mix = counts("add", "float32")
+    assert "blocks [1024], 4 warps" in first and "registers" in first
+    assert mix["FADD"] >= 1 and mix["LDG"] >= 2 and mix["STG"] >= 1 and "DADD" not in mix
+    first, mix = counts("bessel_j0", "float64")
+    assert "blocks [256], 4 warps" in first
+    assert mix["DMUL"] > 50 and mix["BAR"] >= 1

@@ -1,0 +1,137 @@
+"""What does the GPU run for an op, with no GPU at hand? The CUDA kernel tritonize generates for
+tritonize.ops.OP on contiguous 1-D tensors (as many as it takes, of one dtype; host_python_cpu's stand-in CUDA device: the module is
+generated and imported as on a GPU, nothing launched), compiled for sm_90 by Triton's own ptxas with the
+block, warps and options the call would launch with, and read back with cuobjdump: registers, spills,
+SASS instructions per element and the most frequent opcodes. A kernel's instructions count both sides
+of its block-uniform branches (portable_any, portable_sides), which a block may skip. Made to decide
+where to spend device time (session 45: float32 Y0's float64 YP came out as 40 DMUL, 28 DADD and 16
+F2F in 1944 instructions); times come only from the GPU (op_library, branch_domains).
+
+    python -m benchmarks.experiments.sass_counts OP DTYPE [--numel N] [--top K]   e.g. bessel_y0 float32
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+POINTER = {"float32": "fp32", "float64": "fp64", "bfloat16": "bf16", "float16": "fp16", "int32": "i32",
+           "int64": "i64", "int16": "i16", "int8": "i8", "uint8": "u8", "bool": "i1"}
+
+
+def generate(op: str, dtype: str, numel: int) -> dict:
+    """In a process of its own (the stand-in CUDA device patches torch): the generated module's path,
+    the launch's blocks and warps and the outputs' dtypes of tritonize.ops.OP on `numel` elements."""
+    import torch
+
+    from benchmarks.experiments.host_python_cpu import pose_as_cuda
+    pose_as_cuda()
+    import tritonize.ops
+    from tritonize import decorator
+
+    seen = {}
+    module_for, recipe_init = decorator.PointwiseFunction.module_for, decorator.LaunchRecipe.__init__
+
+    def spy_module_for(self, spec):
+        module, path = module_for(self, spec)
+        seen["path"] = str(path)
+        return module, path
+
+    def spy_recipe(self, **fields):
+        seen.update(blocks=list(fields["blocks"]), warps=fields["warps"])
+        recipe_init(self, **fields)
+
+    decorator.PointwiseFunction.module_for = spy_module_for
+    decorator.LaunchRecipe.__init__ = spy_recipe
+    for arity in (1, 2, 3):  # unary, binary or ternary: as many tensors of the dtype as the op takes
+        try:
+            result = getattr(tritonize.ops, op)(*[torch.rand(numel, dtype=getattr(torch, dtype)) for _ in range(arity)])
+            break
+        except TypeError:
+            continue
+    results = result if isinstance(result, tuple) else (result,)
+    seen["out_dtypes"] = [str(r.dtype).removeprefix("torch.") for r in results]
+    return seen
+
+
+def compile_for_sm90(path: str, in_dtype: str, out_dtypes: list, blocks: list, warps: int):
+    """The module's kernel compiled for sm_90 as the launch would compile it: (registers, spills, SASS)."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+
+    spec = importlib.util.spec_from_file_location(os.path.basename(path)[:-3], path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # triton.jit finds its function's module again
+    spec.loader.exec_module(module)
+    (kernel,) = [v for name, v in vars(module).items() if name.endswith("_kernel_kernel") or name.endswith("_kernel")
+                 and isinstance(v, triton.runtime.jit.JITFunction)][:1]
+    signature, constants, block_values = {}, {}, iter(blocks)
+    for param in kernel.params:
+        if param.is_constexpr:
+            signature[param.name], constants[param.name] = "constexpr", next(block_values)
+        elif param.name.endswith("_ptr"):
+            output = re.fullmatch(r"out(\d+)_ptr", param.name)
+            signature[param.name] = "*" + POINTER[out_dtypes[int(output.group(1))] if output else in_dtype]
+        else:
+            signature[param.name] = "i32"
+    launch_source = open(path).read()
+    options = {"num_warps": warps, "enable_fp_fusion": "enable_fp_fusion=False" not in launch_source,
+               "launch_pdl": "launch_pdl=True" in launch_source}
+    compiled = triton.compile(triton.compiler.ASTSource(kernel, signature=signature, constexprs=constants),
+                              target=GPUTarget("cuda", 90, 32), options=options)
+    tools = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
+    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as cubin:
+        cubin.write(compiled.asm["cubin"])
+    sass = subprocess.run([os.path.join(tools, "cuobjdump"), "-sass", cubin.name], capture_output=True, text=True,
+                          check=True).stdout
+    usage = subprocess.run([os.path.join(tools, "cuobjdump"), "-res-usage", cubin.name], capture_output=True,
+                           text=True, check=True).stdout
+    os.unlink(cubin.name)
+    registers = int(re.search(r"REG:(\d+)", usage).group(1))
+    spills = int(re.search(r"STACK:(\d+)", usage).group(1)) if "STACK:" in usage else 0
+    return registers, spills, sass
+
+
+def opcodes(sass: str) -> collections.Counter:
+    """The SASS instructions' opcodes (predicates and modifiers left out: `@!P0 FFMA.FTZ` is FFMA)."""
+    found = re.findall(r"/\*[0-9a-f]{4,5}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)", sass)
+    return collections.Counter(found)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("op")
+    parser.add_argument("dtype")
+    parser.add_argument("--numel", type=int, default=2**24)
+    parser.add_argument("--top", type=int, default=16)
+    parser.add_argument("--generate", action="store_true", help=argparse.SUPPRESS)  # the child process
+    args = parser.parse_args()
+    if args.generate:
+        print(json.dumps(generate(args.op, args.dtype, args.numel)))
+        return
+    os.environ.setdefault("TRITONIZE_CACHE_DIR", tempfile.mkdtemp(prefix="sass_counts_"))
+    child = subprocess.run([sys.executable, "-m", "benchmarks.experiments.sass_counts", args.op, args.dtype,
+                            "--numel", str(args.numel), "--generate"], capture_output=True, text=True)
+    if child.returncode:
+        sys.exit(f"tritonize.ops.{args.op} on {args.dtype} tensors: {child.stderr.strip().splitlines()[-1]}")
+    seen = json.loads(child.stdout.strip().splitlines()[-1])
+    registers, spills, sass = compile_for_sm90(seen["path"], args.dtype, seen["out_dtypes"], seen["blocks"],
+                                               seen["warps"])
+    counts = opcodes(sass)
+    elements = seen["blocks"][0] if len(seen["blocks"]) == 1 else seen["blocks"][0] * seen["blocks"][1]
+    per_thread = elements / (32 * seen["warps"])
+    print(f"{args.op} {args.dtype}, {args.numel} elements: blocks {seen['blocks']}, {seen['warps']} warps "
+          f"({per_thread:g} elements a thread); {registers} registers, {spills} bytes of stack; "
+          f"{sum(counts.values())} SASS instructions, {sum(counts.values()) / per_thread:.0f} an element")
+    print("  " + ", ".join(f"{name} {n}" for name, n in counts.most_common(args.top)))
+    print(f"  {os.path.basename(seen['path'])}")
+
+
+if __name__ == "__main__":
+    main()
