@@ -396,8 +396,11 @@ def bessel_jy_envelope_eps(got, exact, x):
     return (got.double() - exact).abs() / torch.maximum(envelope, exact.abs()) / 2.0**-24
 
 
-# each helper's bound in eps of the amplitude (measured here, interpreted: J0 6.7, J1 6.9, Y0 7.3, Y1 7.8;
-# compiled on 2M points of [-30, 30]: 7.75, 7.54, 8.18, 8.37) and J's relative bound to |x| = 5, where the
+# each helper's bound in eps of the amplitude (measured here, interpreted: J0 6.7, J1 6.9, Y0 7.1 since its YP
+# is taken about z = 15 (7.3 before), Y1 7.8; compiled on 2M points of [-30, 30]: 7.75, 7.54, 8.18, 8.37). Points
+# denser than these find more: Y0 8.0 and Y1 9.7 compiled on 2M points of (0, 5] and 2M of (0, 30] (session 45's
+# branch_prototypes), Y1 9.0 interpreted on 400k points of (0, 5], next to 4.67; these inputs hold Y1 to 9 only
+# on their own points. J's relative bound to |x| = 5, where the
 # first zero is a factor (a - j)(a + j): J0 7.4, J1 5.7 ulp (benchmarks/results/experiment_bessel_branches_*.txt).
 # torch's own float32 kernels: 17-112 below 400, 3.6e6-5.9e6 above, where their float32 phase x - pi/4 is off
 BESSEL_JY_EPS = {"bessel_j0": 8.5, "bessel_j1": 8.5, "bessel_y0": 9.0, "bessel_y1": 9.0}
