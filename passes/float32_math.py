@@ -361,8 +361,9 @@ def f32_i1e(x):
 #   between 10 and 1e7, where these are within 6.3-6.7 (benchmarks/results/experiment_bessel_branches_h100.txt).
 # Each branch runs only in blocks that have an element on its side (portable_sides, one reduction for
 # both tests): where every element of a block is below 5, as in most blocks of data on [-2, 2], the
-# block skips the Hankel branch (P, Q, a sine and a cosine), and above 5 the rational. Quotients and square roots are rounded to nearest (div_rn, sqrt_rn): Triton's float32
-# `/` and sqrt are approximate. Errors, compiled, against the float64 composites: see tests.
+# block skips the Hankel branch (P, Q, a sine and a cosine), and above 5 the rational. Quotients and
+# square roots are rounded to nearest (div_rn, sqrt_rn): Triton's float32 `/` and sqrt are approximate.
+# Errors, compiled, against the float64 composites: see tests.
 def f32_bessel_small0(a):
     """J0 on |x| <= 5 as (numerator, denominator) in float32, a = |x|: Cephes' (z - DR1)(z - DR2) RP(z) / RQ(z), z - DR1 as (a - j01)(a + j01), j01 in two parts."""
     z = a * a
