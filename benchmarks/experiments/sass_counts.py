@@ -1,13 +1,20 @@
 """What does the GPU run for an op, with no GPU at hand? The CUDA kernel tritonize generates for
-tritonize.ops.OP on contiguous 1-D tensors (as many as it takes, of one dtype; host_python_cpu's stand-in CUDA device: the module is
-generated and imported as on a GPU, nothing launched), compiled for sm_90 by Triton's own ptxas with the
-block, warps and options the call would launch with, and read back with cuobjdump: registers, spills,
-SASS instructions per element and the most frequent opcodes. A kernel's instructions count both sides
-of its block-uniform branches (portable_any, portable_sides), which a block may skip. Made to decide
-where to spend device time (session 45: float32 Y0's float64 YP came out as 40 DMUL, 28 DADD and 16
-F2F in 1944 instructions); times come only from the GPU (op_library, branch_domains).
+tritonize.ops.OP on contiguous 1-D tensors (as many as it takes, of one dtype; host_python_cpu's stand-in
+CUDA device: the module is generated and imported as on a GPU, nothing launched), compiled for sm_90 by
+Triton's own ptxas with the block, warps and options the call would launch with, and read back with
+cuobjdump: registers, stack (spills and the frames of calls to slow paths), SASS instructions per element
+and the most frequent opcodes. A kernel's instructions count both sides of its block-uniform branches
+(portable_any, portable_sides), which a block may skip. The local Triton's ptxas may allocate otherwise
+than the GPU machine's (float32 J0: 64 registers here with Triton 3.9, 56 on the H100 with 3.6). Made to
+decide where to spend device time (session 45: float32 Y0's float64 YP came out as 40 DMUL, 28 DADD and
+16 F2F in 1944 instructions); times come only from the GPU (op_library, branch_domains).
 
     python -m benchmarks.experiments.sass_counts OP DTYPE [--numel N] [--top K]   e.g. bessel_y0 float32
+    python -m benchmarks.experiments.sass_counts --survey float32,float64
+
+`--survey` reads every op of the op tests (tests/test_ops_cases.py) whose arguments are float tensors only,
+one line each (blocks, warps, registers, stack, instructions an element), those with stack first: a kernel
+that spills is the first place to look.
 """
 from __future__ import annotations
 
@@ -15,6 +22,7 @@ import argparse
 import collections
 import importlib.util
 import json
+import math
 import os
 import re
 import subprocess
@@ -104,10 +112,48 @@ def opcodes(sass: str) -> collections.Counter:
     return collections.Counter(found)
 
 
+def read(op: str, dtype: str, numel: int) -> tuple:
+    """(what the call launches, registers, stack bytes, opcode counts) of tritonize.ops.OP on DTYPE."""
+    child = subprocess.run([sys.executable, "-m", "benchmarks.experiments.sass_counts", op, dtype,
+                            "--numel", str(numel), "--generate"], capture_output=True, text=True)
+    if child.returncode:
+        raise RuntimeError(f"tritonize.ops.{op} on {dtype} tensors: {child.stderr.strip().splitlines()[-1]}")
+    seen = json.loads(child.stdout.strip().splitlines()[-1])
+    registers, spills, sass = compile_for_sm90(seen["path"], dtype, seen["out_dtypes"], seen["blocks"], seen["warps"])
+    return seen, registers, spills, opcodes(sass)
+
+
+def per_thread(seen: dict) -> float:
+    return math.prod(seen["blocks"]) / (32 * seen["warps"])
+
+
+def survey(dtypes: list, numel: int):
+    """One line per op of the op tests with float tensor arguments only, in each dtype; those with stack first."""
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+    from tests.test_ops_cases import CASES, T
+
+    import tritonize.ops
+    names = sorted({case.fn for case in CASES if case.floats and not case.kwargs and hasattr(tritonize.ops, case.fn)
+                    and all(isinstance(arg, T) for arg in case.args)})
+    rows = []
+    for dtype in dtypes:
+        for op in names:
+            try:
+                seen, registers, spills, counts = read(op, dtype, numel)
+            except RuntimeError:
+                continue  # an op whose tensors must be of another kind (where's condition)
+            rows.append((spills, registers, f"{op:28} {dtype:8} blocks {str(seen['blocks']):12} {seen['warps']} warps  "
+                         f"{registers:3} registers {spills:4} B stack  "
+                         f"{sum(counts.values()) / per_thread(seen):5.0f} instructions an element"))
+    for _, _, line in sorted(rows, key=lambda row: (-row[0], -row[1])):
+        print(line, flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("op")
-    parser.add_argument("dtype")
+    parser.add_argument("op", nargs="?")
+    parser.add_argument("dtype", nargs="?")
+    parser.add_argument("--survey", help="dtypes, comma-separated: every float op of the op tests")
     parser.add_argument("--numel", type=int, default=2**24)
     parser.add_argument("--top", type=int, default=16)
     parser.add_argument("--generate", action="store_true", help=argparse.SUPPRESS)  # the child process
@@ -116,19 +162,17 @@ def main():
         print(json.dumps(generate(args.op, args.dtype, args.numel)))
         return
     os.environ.setdefault("TRITONIZE_CACHE_DIR", tempfile.mkdtemp(prefix="sass_counts_"))
-    child = subprocess.run([sys.executable, "-m", "benchmarks.experiments.sass_counts", args.op, args.dtype,
-                            "--numel", str(args.numel), "--generate"], capture_output=True, text=True)
-    if child.returncode:
-        sys.exit(f"tritonize.ops.{args.op} on {args.dtype} tensors: {child.stderr.strip().splitlines()[-1]}")
-    seen = json.loads(child.stdout.strip().splitlines()[-1])
-    registers, spills, sass = compile_for_sm90(seen["path"], args.dtype, seen["out_dtypes"], seen["blocks"],
-                                               seen["warps"])
-    counts = opcodes(sass)
-    elements = seen["blocks"][0] if len(seen["blocks"]) == 1 else seen["blocks"][0] * seen["blocks"][1]
-    per_thread = elements / (32 * seen["warps"])
+    if args.survey:
+        survey(args.survey.split(","), args.numel)
+        return
+    try:
+        seen, registers, spills, counts = read(args.op, args.dtype, args.numel)
+    except RuntimeError as error:
+        sys.exit(str(error))
+    elements = per_thread(seen)
     print(f"{args.op} {args.dtype}, {args.numel} elements: blocks {seen['blocks']}, {seen['warps']} warps "
-          f"({per_thread:g} elements a thread); {registers} registers, {spills} bytes of stack; "
-          f"{sum(counts.values())} SASS instructions, {sum(counts.values()) / per_thread:.0f} an element")
+          f"({elements:g} elements a thread); {registers} registers, {spills} bytes of stack; "
+          f"{sum(counts.values())} SASS instructions, {sum(counts.values()) / elements:.0f} an element")
     print("  " + ", ".join(f"{name} {n}" for name, n in counts.most_common(args.top)))
     print(f"  {os.path.basename(seen['path'])}")
 
