@@ -33,19 +33,22 @@ BLOCKS = (1024, 512, 256)
 _MODULES = Path(tempfile.mkdtemp())
 
 
-def helper_kernel(helper: str, both_branches: bool = False):
+def helper_kernel(helper: str, both_branches: bool = False, edit=None, name: str | None = None):
     """A compiled kernel `apply(x, out, n, BLOCK)` storing helper(x), the helper's module as the code
-    generator writes it (math_helpers); `both_branches` takes every block-uniform branch."""
+    generator writes it (math_helpers); `both_branches` takes every block-uniform branch; `edit` rewrites
+    the helpers' text first (branch_prototypes' variants), `name` names the module."""
     helpers = math_helpers({helper})
     for function in helpers:
         function.decorator_list = [ast.parse("triton.jit", mode="eval").body]
     text = "import triton\nimport triton.language as tl\n\n\n" + ast.unparse(ast.Module(body=helpers, type_ignores=[]))
     if both_branches:
         text = re.sub(r"if (portable_any\(.*\)|some_near|some_far):", "if True:", text)
+    if edit is not None:
+        text = edit(text)
     text += ("\n\n\n@triton.jit\ndef apply(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
              "    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
              f"    tl.store(out_ptr + i, {helper}(tl.load(x_ptr + i, mask=i < n)), mask=i < n)\n")
-    name = f"{helper}_{'both' if both_branches else 'uniform'}"
+    name = name or f"{helper}_{'both' if both_branches else 'uniform'}"
     path = _MODULES / f"{name}.py"
     path.write_text(text)
     spec = importlib.util.spec_from_file_location(name, path)

@@ -4,36 +4,33 @@ one block reduction for both tests of J0/J1/Y0/Y1 (portable_sides), the rational
 accuracy in eps of max(|f|, envelope) against the float64 composite), and digamma's asymptotic series and
 reflection as block-uniform branches (`branches`); each helper copied as the code generator copies it and
 edited as text, beside the helper as it was, eager and tritonize.ops, on 2^24 elements. The edits are those
-of the helpers at 3e8c600 (each asserts that it applies), so run it on that tree:
+of the helpers at 3e8c600 (each asserts that it applies), so run it with a package of that tree first on the
+path (from the repository's root; as branch_domains builds one):
 
-    git worktree add /tmp/at3e8c600 3e8c600 && cd /tmp/at3e8c600 && python -m benchmarks.experiments.branch_prototypes
+    mkdir -p /tmp/base/tritonize && git archive 3e8c600 dsl passes ops | tar -x -C /tmp/base
+    (cd /tmp/base && cp -r dsl/* tritonize/ && mv passes ops tritonize/)
+    PYTHONPATH=/tmp/base:. python -m benchmarks.experiments.branch_prototypes
 
 Output: benchmarks/results/experiment_branch_domains_h100.txt (part 1).
 """
 from __future__ import annotations
 
-import ast
-import importlib.util
-import math
 import re
-import sys
-import tempfile
 from fractions import Fraction
-from pathlib import Path
 
 import torch
 import triton
 
 import tritonize.ops
 from benchmarks.experiments import best_us
-from tritonize.passes.build_module import math_helpers
+from benchmarks.experiments.bessel_branches import envelope_eps, helper_kernel, launcher
 
 
 def best_us2(fn):
     """The least of 2 do_bench medians, in us (fewer rounds than best_us: many variants to time)."""
     return best_us(fn, rounds=2)
 
-MODULES = Path(tempfile.mkdtemp())
+
 SIDES = '''
 
 @triton.jit
@@ -41,6 +38,12 @@ def portable_sides(mask):
     widened = mask.to(tl.int32) + tl.full([1], 0, tl.int32)
     count = tl.reduce(widened, None, tl.standard._sum_combine)
     return count > 0, count < widened.numel
+'''
+ANY = '''
+
+@triton.jit
+def portable_any(mask):
+    return tl.reduce(mask.to(tl.int32) + tl.full([1], 0, tl.int32), None, tl.standard._elementwise_max) > 0
 '''
 YP = {"y0": [15592.436785523574, -14663929.59039716, 5435264770.518765, -982136065717.9115, 87590639439536.7,
              -3466283033847297.0, 4.4273326857256984e+16, -1.8495080043698668e+16],
@@ -87,38 +90,17 @@ DIGAMMA_EDIT = [
 
 
 def kernel(helper, name, edits=(), func=None):
-    helpers = math_helpers({helper})
-    for function in helpers:
-        function.decorator_list = [ast.parse("triton.jit", mode="eval").body]
-    text = "import triton\nimport triton.language as tl\n\n\n" + ast.unparse(ast.Module(body=helpers, type_ignores=[])) + SIDES
-    if "portable_any" not in text:
-        text += "\n\n@triton.jit\ndef portable_any(mask):\n    return tl.reduce(mask.to(tl.int32) + tl.full([1], 0, tl.int32), None, tl.standard._elementwise_max) > 0\n"
-    for old, new in edits:
-        assert old in text, (name, old)
-        text = text.replace(old, new)
-    if func:
-        text = func(text)
-    text += ("\n\n\n@triton.jit\ndef apply(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
-             "    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
-             f"    tl.store(out_ptr + i, {helper}(tl.load(x_ptr + i, mask=i < n)), mask=i < n)\n")
-    path = MODULES / f"{name}.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module.apply
-
-
-def launcher(k, x, out, block, warps=4):
-    grid = (triton.cdiv(x.numel(), block),)
-    return lambda: k[grid](x, out, x.numel(), BLOCK=block, num_warps=warps, enable_fp_fusion=False)
-
-
-def envelope_eps(got, exact, x):
-    envelope = torch.sqrt(2.0 / (math.pi * x.double().abs())).clamp(max=1.0)
-    finite = x.isfinite() & exact.isfinite()
-    return float(((got.double() - exact).abs() / torch.maximum(envelope, exact.abs()))[finite].max()) / 2.0**-24
+    """bessel_branches' kernel of `helper` with this script's portable_sides (and 3e8c600's portable_any where
+    the helper calls none) beside it, its text edited by `edits` (old, new) and then `func`."""
+    def edit(text):
+        text += SIDES
+        if "portable_any" not in text:
+            text += ANY
+        for old, new in edits:
+            assert old in text, (name, old)
+            text = text.replace(old, new)
+        return func(text) if func else text
+    return helper_kernel(helper, edit=edit, name=name)
 
 
 def main():
