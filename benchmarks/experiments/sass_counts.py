@@ -77,8 +77,10 @@ def compile_for_sm90(path: str, in_dtype: str, out_dtypes: list, blocks: list, w
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # triton.jit finds its function's module again
     spec.loader.exec_module(module)
-    (kernel,) = [v for name, v in vars(module).items() if name.endswith("_kernel_kernel") or name.endswith("_kernel")
-                 and isinstance(v, triton.runtime.jit.JITFunction)][:1]
+    # the generated kernel is the scalar function's name and "_kernel"; the math helpers beside it are named
+    # portable_* and f32_*
+    (kernel,) = [v for name, v in vars(module).items()
+                 if name.endswith("_kernel") and isinstance(v, triton.runtime.jit.JITFunction)]
     signature, constants, block_values = {}, {}, iter(blocks)
     for param in kernel.params:
         if param.is_constexpr:
@@ -86,8 +88,8 @@ def compile_for_sm90(path: str, in_dtype: str, out_dtypes: list, blocks: list, w
         elif param.name.endswith("_ptr"):
             output = re.fullmatch(r"out(\d+)_ptr", param.name)
             signature[param.name] = "*" + POINTER[out_dtypes[int(output.group(1))] if output else in_dtype]
-        else:
-            signature[param.name] = "i32"
+        else:  # a number the kernel takes as annotated (a float scalar's `tl.float64`), else a size or stride
+            signature[param.name] = param.annotation or "i32"
     launch_source = open(path).read()
     options = {"num_warps": warps, "enable_fp_fusion": "enable_fp_fusion=False" not in launch_source,
                "launch_pdl": "launch_pdl=True" in launch_source}
