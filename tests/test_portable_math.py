@@ -13,6 +13,7 @@ signed zeros) exactly as torch.
 """
 import ast
 import atexit
+import fractions
 import importlib.util
 import inspect
 import math
@@ -346,7 +347,7 @@ def test_module_exports_every_function():
 
 # with the helpers only the Bessel functions call, and their block-uniform branches' test
 @pytest.mark.parametrize("name", sorted(EXPECTED | {f"bessel_{part}" for part in ("small0", "small1", "hankel0", "hankel1")}
-                                        | {"any"}))
+                                        | {"any", "sides", "horner_start", "horner_step"}))
 def test_source_is_straight_line_and_self_contained(name):
     assert_follows_generator_rules(FUNCS[name], {f"portable_{n}" for n in FUNCS},
                                    {"math", "where", "abs", "minimum", "maximum", "full", "int64", "float64", "int32",
@@ -655,6 +656,52 @@ def bessel_jy_blocks(generator, edges, dtype, above):
                        torch.tensor(edges, dtype=dtype)])
     far = torch.rand(1024, generator=generator, dtype=dtype) * 400 + above
     return torch.cat([near, mixed, far * (torch.rand(1024, generator=generator) - 0.5).sign().to(dtype)])
+
+
+HORNER_KERNEL = """
+@JIT
+def horner_kernel(p_ptr, z_ptr, out_ptr, BLOCK: tl.constexpr):
+    i = tl.arange(0, BLOCK)
+    p = tl.load(p_ptr + i)
+    z = tl.load(z_ptr + i)
+    tl.store(out_ptr + i, portable_horner_step(p, z, 0.1))
+    tl.store(out_ptr + BLOCK + i, portable_horner_step(p, z, -1.0))
+    tl.store(out_ptr + 2 * BLOCK + i, portable_horner_start(0.1, z, -0.30000000000000004))
+"""
+
+
+@pytest.mark.parametrize("device", ["cpu"] + (["cuda"] if torch.cuda.is_available() else []))
+def test_horner_steps_keep_their_literals_float64(device, tmp_path):
+    """portable_horner_step(p, z, c) is p z + c and portable_horner_start(a, z, b) a z + b, their literals
+    float64 (Triton 3.6's tl.math.fma made a literal that fits float32, as 0.1 does, a float32 constant:
+    0.10000000149011612), on exact products; compiled, rounded once (an fma): (1 + 2^-30)^2 - 1 keeps the
+    product's 2^-60, which a product rounded first drops (Triton 3.6's interpreter rounds twice)."""
+    jit = device == "cuda"
+    decorator = "@triton.jit\n" if jit else ""
+    path = tmp_path / f"horner_{device}.py"
+    path.write_text("import triton\nimport triton.language as tl\n\n"
+                    + "".join(decorator + textwrap.dedent(inspect.getsource(f)) + "\n"
+                              for f in (pm.portable_horner_start, pm.portable_horner_step))
+                    + HORNER_KERNEL.replace("@JIT\n", decorator))
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # triton.jit finds its function's module again
+    spec.loader.exec_module(module)
+    p = [0.0, 1.0, 3.0, 1.0 + 2.0 ** -30]
+    z = [0.0, 2.0, -1.0, 1.0 + 2.0 ** -30]
+    out = torch.empty(12, dtype=F64, device=device)
+    kernel = module.horner_kernel if jit else InterpretedFunction(module.horner_kernel)
+    kernel[(1,)](torch.tensor(p, dtype=F64, device=device), torch.tensor(z, dtype=F64, device=device), out, BLOCK=4)
+    got = out.cpu().view(3, 4).tolist()
+
+    def once(a, b, c):  # a b + c rounded once
+        return float(fractions.Fraction(a) * fractions.Fraction(b) + fractions.Fraction(c))
+    assert got[0][:3] == [once(a, b, 0.1) for a, b in zip(p[:3], z[:3])], got[0]
+    assert got[1][:3] == [once(a, b, -1.0) for a, b in zip(p[:3], z[:3])], got[1]
+    assert got[2][:3] == [once(0.1, b, -0.30000000000000004) for b in z[:3]], got[2]
+    if jit:
+        assert got[1][3] == 2.0 ** -29 + 2.0 ** -60 == once(p[3], z[3], -1.0), got[1][3]
+        assert got[2][3] == once(0.1, z[3], -0.30000000000000004), got[2][3]
 
 
 def assert_each_element_its_value_in_any_block(name, x, generator):
