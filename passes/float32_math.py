@@ -76,7 +76,7 @@ def f32_sin_pi_over(uu):
 # [0, 1/2]. Emulated: within 2.6 ulp for x > 0; for x < 0 within 6e-7 of max(|psi|, 1) (next
 # to psi's zeros the reflection cancels, as in torch's). psi(+-0) = -+inf, nan at negative
 # integers and -inf, +inf at +inf. Each of the three runs only in blocks that have such elements
-# (portable_sides, portable_any): data from 4 skips the polynomial, positive data the reflection.
+# (portable_sides_and_any): data from 4 skips the polynomial, positive data the reflection.
 def f32_digamma(x):
     """digamma in float32: a fitted polynomial around the root, recurrence below 4, the asymptotic series above, reflection below 0, each only in blocks that have such elements."""
     neg = x < 0.0
@@ -85,7 +85,7 @@ def f32_digamma(x):
     t = m - fl
     v = tl.where(neg, 1.0 - x, x)
     result = tl.full(x.shape, 0.0, tl.float32)
-    some_low, some_high = portable_sides(v < 4.0)
+    some_low, some_high, some_negative = portable_sides_and_any(v < 4.0, neg)
     if some_low:
         g = (t - 0.4616321325302124) - 1.243815006546356e-08
         r = tl.math.fma(0.011118805967271328, t, -0.0719781294465065)
@@ -111,7 +111,7 @@ def f32_digamma(x):
         asy = tl.math.fma(asy, z, 0.0833333358168602)
         high = tl.math.log(v) - 0.5 / v - z * asy
         result = tl.where(v < 4.0, result, high)
-    if portable_any(neg):
+    if some_negative:
         u = tl.where(t > 0.5, 1.0 - t, t)
         uu = u * u
         s = f32_sin_pi_over(uu)

@@ -16,7 +16,8 @@ kernel module:
   ``.to()`` and int64 bitcasts, arithmetic, comparisons, ``&`` and ``|``;
 * straight-line code only: no Python ``if``/``for``/``while`` on tensor values,
   so the same source compiles as a ``@triton.jit`` device function; the one
-  ``if`` allowed tests a block reduction (``portable_any``, ``portable_sides``),
+  ``if`` allowed tests a block reduction (``portable_any``, ``portable_sides``,
+  ``portable_sides_and_any``),
   a branch that every thread of a block takes alike, and only assigns names
   bound before it (tests/helper_rules.py);
 * no module-level names besides ``tl``: constants are inline literals; a
@@ -78,6 +79,18 @@ def portable_horner_start(a, z, b):
 def portable_horner_step(p, z, c):
     """p z + c rounded once (an fma), c a float literal held as float64: one step of a polynomial by Horner's rule."""
     return tl.math.fma(p, z, tl.full([], c, tl.float64))
+
+
+# portable_sides_and_any: a two-sided composite's tests and a third region's (digamma's and trigamma's reflection
+# below 0) from one reduction: the region's count is weighted by 2^16, so the sum carries both counts (a block
+# holds at most CPU_MAX_BLOCK or a dependent launch's 8192 elements, far below 2^15). One barrier where two
+# cost digamma and trigamma 10-16% on data with both signs (results/experiment_branch_domains_h100.txt).
+def portable_sides_and_any(mask, other):
+    """(Does any element of this block of booleans `mask` hold, does any not, does any of `other` hold): one block reduction of a count, the same answer in every thread."""
+    widened = mask.to(tl.int32) + other.to(tl.int32) * 65536 + tl.full([1], 0, tl.int32)
+    total = tl.reduce(widened, None, tl.standard._sum_combine)
+    count = total & 65535
+    return count > 0, count < widened.numel, total > 65535
 
 
 def portable_copysign(a, b):
@@ -1220,15 +1233,15 @@ def portable_digamma(x):
     t = m - fl
     # v < 10: psi(1 + t) + p / q = g Y + (g P q + p Q) / (Q q); v >= 10: log(v) - 1/(2v) - sum B_2k / (2k v^2k),
     # whose 1 / v is the same division; each side (and the reflection below) only in blocks that have such
-    # elements (portable_sides, portable_any): data on (0, 10) skips the series and the reflection, data
-    # from 10 the rational and the recurrence (experiment_branch_domains_h100.txt)
+    # elements (portable_sides_and_any: one reduction for the three tests): data on (0, 10) skips the series
+    # and the reflection, data from 10 the rational and the recurrence (experiment_branch_domains_h100.txt)
     v = tl.where(neg, 1.0 - x, x)
     low = v < 10.0
     one = tl.full(t.shape, 1.0, tl.float64)
     numer = one
     denom = v
     base = one * 0.0
-    some_low, some_high = portable_sides(low)
+    some_low, some_high, some_negative = portable_sides_and_any(low, neg)
     if some_low:
         # psi(1 + t), t in [0, 1): (1 + t - root) * (Y + P(t)/Q(t)), root split in three parts
         g = ((t - 0.4616321446374059) - 3.309564688275257e-10) - 9.016312093258695918615325266959189453125e-20
@@ -1280,7 +1293,7 @@ def portable_digamma(x):
         asy = portable_horner_step(asy, zz, 0.08333333333333333)
         asy = zz * asy
         r = tl.where(low, r, tl.math.log(v) - 0.5 * quot - asy)
-    if portable_any(neg):
+    if some_negative:
         # reflection: psi(x) = psi(1 - x) + pi cot(pi t) for x < 0 (cot(pi x) = -cot(pi |x|), period 1), with
         # u = min(t, 1 - t) and y = pi min(u, 1/2 - u) in [0, pi/4] (both differences exact): Cephes' tan(y) =
         # y + y z P(z) / Q(z) = tn / tq (z = y^2), cot(pi u) = tq / tn for u <= 1/4, tan(pi (1/2 - u)) = tn / tq above
@@ -1315,14 +1328,16 @@ def portable_trigamma(x):
     # while w < 10: p / q += 1 / w^2 (p <- p w^2 + q, q <- q w^2), w += 1; ten steps bring any v >= 0 there,
     # and the products stay far from overflow (q <= 3.3e12 where it has steps); a float64 division is a
     # dozen instructions, as in portable_digamma. The steps, and the reflection below, only in blocks that
-    # have such elements (portable_any): a block from 10 skips the steps, one of positive x the reflection.
+    # have such elements (portable_sides_and_any): a block from 10 skips the steps, one of positive x the
+    # reflection.
     # On an H100 at 2^24, against straight-line code: (0.1, 8) 0.99x -> 1.06x eager, from 10 0.59x -> 0.94x,
     # but blocks that need both (x in [-5, 5]) 1.00x -> 0.91x; the steps alone as a branch were slower below
     # 10 (0.94x) and gained less from 10 (0.82x) (results/experiment_branch_domains_h100.txt)
     w = v
     p = tl.full(x.shape, 0.0, tl.float64)
     q = tl.full(x.shape, 1.0, tl.float64)
-    if portable_any(v < 10.0):
+    some_low, _, some_negative = portable_sides_and_any(v < 10.0, neg)
+    if some_low:
         p, q, w = portable_reciprocal_square_step(p, q, w, 10.0)
         p, q, w = portable_reciprocal_square_step(p, q, w, 10.0)
         p, q, w = portable_reciprocal_square_step(p, q, w, 10.0)
@@ -1348,7 +1363,7 @@ def portable_trigamma(x):
     t = m - tl.math.floor(m)
     numerator = p
     denominator = q
-    if portable_any(neg):
+    if some_negative:
         # reflection: pi^2 / sin^2(pi x) has period 1 and is even, so sin(pi u) with u in [0, 1/2] exact, from its
         # Taylor series to u^21 (the next term is 1e-18 at u = 1/2: no range reduction, where libdevice's sin
         # reduces for any argument); pi^2 / s^2 - p / q as one fraction, whose terms cannot cancel (pi^2 / s^2

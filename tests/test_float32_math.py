@@ -544,7 +544,7 @@ def test_block_uniform_branches_compile_for_every_block_shape(helper, shape, tmp
     from triton.backends.compiler import GPUTarget
 
     assert any(f"{test}(" in ast.unparse(function) for function in math_helpers({helper})
-               for test in ("portable_any", "portable_sides"))
+               for test in ("portable_any", "portable_sides", "portable_sides_and_any"))
     kernel = load_module(tmp_path_factory, helper, jit=True, shape=shape).apply_kernel
     element = "fp32" if helper.startswith("f32_") else "fp64"
     source = triton.compiler.ASTSource(kernel, signature={"x0_ptr": f"*{element}", "out_ptr": f"*{element}",
@@ -642,7 +642,7 @@ def test_f32_atan_and_atan2_are_cudas_bit_for_bit(tmp_path_factory):
 @pytest.mark.parametrize("name", sorted(HELPERS))
 def test_helpers_follow_the_generator_rules(name):
     # portable_math's dtype-generic helpers may be called too (the generator copies callees of either module)
-    shared = {"portable_reciprocal_square_step", "portable_sides", "portable_any"}
+    shared = {"portable_reciprocal_square_step", "portable_sides", "portable_sides_and_any", "portable_any"}
     assert_follows_generator_rules(HELPERS[name], set(HELPERS) | shared,
                                    {"abs", "math", "minimum", "maximum", "where", "exp2", "int32", "float32", "full",
                                     "float64"})

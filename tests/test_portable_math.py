@@ -347,7 +347,7 @@ def test_module_exports_every_function():
 
 # with the helpers only the Bessel functions call, and their block-uniform branches' test
 @pytest.mark.parametrize("name", sorted(EXPECTED | {f"bessel_{part}" for part in ("small0", "small1", "hankel0", "hankel1")}
-                                        | {"any", "sides", "horner_start", "horner_step"}))
+                                        | {"any", "sides", "sides_and_any", "horner_start", "horner_step"}))
 def test_source_is_straight_line_and_self_contained(name):
     assert_follows_generator_rules(FUNCS[name], {f"portable_{n}" for n in FUNCS},
                                    {"math", "where", "abs", "minimum", "maximum", "full", "int64", "float64", "int32",
@@ -658,6 +658,47 @@ def bessel_jy_blocks(generator, edges, dtype, above):
     return torch.cat([near, mixed, far * (torch.rand(1024, generator=generator) - 0.5).sign().to(dtype)])
 
 
+SIDES_AND_ANY_KERNEL = """
+def sides_and_any_kernel(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr, SCALAR: tl.constexpr):
+    pid = tl.program_id(0)
+    if SCALAR:
+        x = tl.load(x_ptr + pid)
+        y = tl.load(y_ptr + pid)
+    else:
+        x = tl.load(x_ptr + pid * BLOCK + tl.arange(0, BLOCK))
+        y = tl.load(y_ptr + pid * BLOCK + tl.arange(0, BLOCK))
+    inside, outside, other = portable_sides_and_any(x > 0.0, y > 0.0)
+    tl.store(out_ptr + 3 * pid, inside.to(tl.int32))
+    tl.store(out_ptr + 3 * pid + 1, outside.to(tl.int32))
+    tl.store(out_ptr + 3 * pid + 2, other.to(tl.int32))
+"""
+
+
+@pytest.mark.parametrize("scalar", [False, True], ids=["block", "scalar"])
+def test_sides_and_any_answers_three_tests_of_each_block(scalar, tmp_path):
+    """portable_sides_and_any(mask, other) is (any element of mask holds, any does not, any of other holds), per
+    block, from one reduction whose sum carries both counts: every pair of masks from all, none, one element at
+    either end, half and all but one, in blocks of 4096 (CPU_MAX_BLOCK, the most a block holds), so that a count
+    of `mask` at its largest cannot reach `other`'s place; a scalar pair too."""
+    path = tmp_path / f"sides_and_any_{'scalar' if scalar else 'block'}.py"
+    path.write_text("import triton\nimport triton.language as tl\n\n"
+                    + textwrap.dedent(inspect.getsource(pm.portable_sides_and_any)) + SIDES_AND_ANY_KERNEL)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    block = 1 if scalar else 4096
+    masks = [torch.ones(block), torch.zeros(block)]
+    if not scalar:
+        masks += [torch.eye(block)[0], torch.eye(block)[-1], 1 - torch.eye(block)[0], torch.arange(block) % 2]
+    pairs = [(mask, other) for mask in masks for other in masks]
+    x = torch.cat([torch.where(mask.bool(), 1.5, -0.5) for mask, _ in pairs]).to(F64)
+    y = torch.cat([torch.where(other.bool(), 1.5, -0.5) for _, other in pairs]).to(F64)
+    out = torch.empty(3 * len(pairs), dtype=torch.int32)
+    InterpretedFunction(module.sides_and_any_kernel)[(len(pairs),)](x, y, out, BLOCK=block, SCALAR=scalar)
+    expected = [[int(mask.bool().any()), int((~mask.bool()).any()), int(other.bool().any())] for mask, other in pairs]
+    assert out.view(-1, 3).tolist() == expected
+
+
 HORNER_KERNEL = """
 @JIT
 def horner_kernel(p_ptr, z_ptr, out_ptr, BLOCK: tl.constexpr):
@@ -725,8 +766,7 @@ def test_bessel_jy_branches_taken_per_block_give_each_element_its_value(name):
 @pytest.mark.parametrize("name", ["digamma", "trigamma"])
 def test_gamma_derivatives_branches_taken_per_block_give_each_element_its_value(name):
     """digamma's rational and recurrence (below 10), asymptotic series and reflection (x < 0), trigamma's
-    recurrence steps and reflection, run only in blocks that have such elements (portable_sides and
-    portable_any): blocks of (0, 10) only, of [10, 1e6) only, of negatives only and of all three give every
+    recurrence steps and reflection, run only in blocks that have such elements (portable_sides_and_any): blocks of (0, 10) only, of [10, 1e6) only, of negatives only and of all three give every
     element the same bits, whichever block it is in (sorted against shuffled), the edges included."""
     generator = torch.Generator().manual_seed(5)
     low = torch.rand(1024, generator=generator, dtype=F64) * 10
