@@ -202,8 +202,11 @@ WIDE_THREAD_COMPANIONS = {"exp", "exp2"}
 # fewer elements a thread (call.CUDA_HEAVY_BLOCK, and no dependent launch's growth), where eight of them
 # spilled registers. On an H200 at 2^24, float32 J0 with blocks of 1024, 512 and 256 (4 warps) took 71.0,
 # 64.1 and 62.9 us on [-2, 2] and 147.1, 122.8 and 122.9 on [-30, 30]; float64 J0 151.6, 146.8 and 122.6,
-# and 462.6, 299.6 and 245.6 (benchmarks/results/experiment_bessel_branches_h200.txt).
-HEAVY_ROWS = {"bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1"}
+# and 462.6, 299.6 and 245.6 (benchmarks/results/experiment_bessel_branches_h200.txt). airy_ai's composite (float64
+# in every dtype, three regions straight-line) spilled at float32's blocks of 1024 (255 registers, 392 B of stack): on
+# an H100 at 2^24 on [-2, 8], float32 732.8 -> 555.3 us with blocks of 512 and float64 553.4 -> 429.3 with 256
+# (results/experiment_horner_fma_h100.txt).
+HEAVY_ROWS = {"bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "airy_ai"}
 
 
 def calls_heavy_math(tree: ast.AST) -> bool:

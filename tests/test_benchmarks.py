@@ -399,6 +399,7 @@ def test_flat_walks_of_heavy_math_take_small_blocks_at_every_size(monkeypatch):
     from tritonize.passes.math_table import calls_heavy_math
 
     assert calls_heavy_math(ast.parse("math.bessel_y0(x) + 1.0")) and not calls_heavy_math(ast.parse("math.i0e(x)"))
+    assert calls_heavy_math(ast.parse("math.airy_ai(x)"))  # it spilled at blocks of 1024
 
 
 def test_dependent_16_bit_blocks_of_wide_thread_math_keep_their_warps(monkeypatch):
