@@ -137,6 +137,17 @@ def _tolerance(output_dtype, args):
     return max(TOLERANCE[d] for d in dtypes if d in TOLERANCE)
 
 
+def as_gpu_reads(value, other):
+    """The values of a tensor that will be laid out in GPU memory, `value`, as torch's CUDA kernels (and
+    tritonize's) read them beside a tensor `other`: a 0-d float tensor beside one of dims is cast to their
+    common dtype first (x_f16 // torch.tensor(1.67, device="cuda") divides by
+    float16's 1.669921875, where the float64 reference would divide by 1.67 and floor 1.9999 to 1, not 2), so
+    the value drawn is one that cast keeps; test_semantics.py tests the cast itself."""
+    if value.dim() or not value.is_floating_point() or not other.dim():
+        return value
+    return value.to(torch.result_type(other, value)).to(value.dtype)
+
+
 def _check(name, got, expected_dtype, reference, device, args):
     assert got.dtype == expected_dtype, f"{name}: dtype {got.dtype}, torch gives {expected_dtype}"
     reference = reference.to(device)
@@ -156,10 +167,13 @@ def test_against_torch_and_python(name, data, device):
     dtype_a = data.draw(st.sampled_from(case.dtypes), label="dtype a")
     dtype_b = data.draw(st.sampled_from(case.dtypes), label="dtype b")
     generator = torch.Generator().manual_seed(data.draw(st.integers(0, 2**31 - 1), label="seed"))
-    a = data.draw(laid_out(make_values(shape_a, dtype_a, generator), device), label="a")
+    a_values = make_values(shape_a, dtype_a, generator)
     kinds = ["tensor", "tensor", "python", "0-d"] if case.python_b else ["tensor", "tensor", "0-d"]
     b_kind = data.draw(st.sampled_from(kinds), label="b kind")
     b_values = make_values(shape_b if b_kind == "tensor" else (), dtype_b, generator, nonzero=case.nonzero_b)
+    if device == "cuda" and b_kind != "python":
+        a_values, b_values = as_gpu_reads(a_values, b_values), as_gpu_reads(b_values, a_values)
+    a = data.draw(laid_out(a_values, device), label="a")
     b = data.draw(laid_out(b_values, device), label="b") if b_kind != "python" else b_values.item()
     if b_kind == "0-d":
         b = b_values.to(device)
