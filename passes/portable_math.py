@@ -1589,8 +1589,9 @@ def portable_bessel_small1(z):
 
 # The Hankel expansion's polynomials keep `p * t + c` (a multiply and an add): as fmas (portable_horner_step)
 # they took the float64 J0 and Y0 kernels from 72 to 76 registers a thread (Triton 3.6's ptxas for sm_90), 6
-# blocks of 4 warps an SM where 7 fit before, and on an H100 at 2^24 J0 and Y0 on data below 5 ran 6-9% slower
-# for 1-9% faster above (results/experiment_horner_fma_h100.txt); the rationals below 5 take fmas at no register.
+# blocks of 4 warps an SM where 7 fit before, and on an H100 at 2^24 J0 and Y0 on data below 5 ran 5-9% slower
+# for 1-9% faster above (results/experiment_horner_fma_h100.txt). The rationals below 5 take fmas and keep
+# the registers.
 def portable_bessel_hankel0(a):
     """Order 0 above 5: (P d, w Q d, d) for Cephes' P = PP/PQ and w Q = (5/a) QP/QQ in t = (5/a)^2 over one denominator d = PQ QQ."""
     w = 5.0 / a
