@@ -658,6 +658,29 @@ def bessel_jy_blocks(generator, edges, dtype, above):
     return torch.cat([near, mixed, far * (torch.rand(1024, generator=generator) - 0.5).sign().to(dtype)])
 
 
+def load_helpers_with_kernel(path, helpers, kernel_source, jit=False):
+    """A module of `helpers`' own source (as the generator copies it) and one kernel, written to `path` and
+    imported; with `jit`, every function @triton.jit."""
+    decorator = "@triton.jit\n" if jit else ""
+    path.write_text("import triton\nimport triton.language as tl\n\n"
+                    + "".join(decorator + textwrap.dedent(inspect.getsource(f)) + "\n" for f in helpers)
+                    + decorator + textwrap.dedent(kernel_source).lstrip())
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # triton.jit finds its function's module again
+    spec.loader.exec_module(module)
+    return module
+
+
+def block_masks(block, scalar):
+    """Masks of one block each: all, none, and (blocks of more than one) one element at either end, all but
+    one, and every other."""
+    masks = [torch.ones(block), torch.zeros(block)]
+    if not scalar:
+        masks += [torch.eye(block)[0], torch.eye(block)[-1], 1 - torch.eye(block)[0], torch.arange(block) % 2]
+    return masks
+
+
 SIDES_AND_ANY_KERNEL = """
 def sides_and_any_kernel(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr, SCALAR: tl.constexpr):
     pid = tl.program_id(0)
@@ -680,16 +703,10 @@ def test_sides_and_any_answers_three_tests_of_each_block(scalar, tmp_path):
     block, from one reduction whose sum carries both counts: every pair of masks from all, none, one element at
     either end, half and all but one, in blocks of 4096 (CPU_MAX_BLOCK, the most a block holds), so that a count
     of `mask` at its largest cannot reach `other`'s place; a scalar pair too."""
-    path = tmp_path / f"sides_and_any_{'scalar' if scalar else 'block'}.py"
-    path.write_text("import triton\nimport triton.language as tl\n\n"
-                    + textwrap.dedent(inspect.getsource(pm.portable_sides_and_any)) + SIDES_AND_ANY_KERNEL)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_helpers_with_kernel(tmp_path / f"sides_and_any_{'scalar' if scalar else 'block'}.py",
+                                      [pm.portable_sides_and_any], SIDES_AND_ANY_KERNEL)
     block = 1 if scalar else 4096
-    masks = [torch.ones(block), torch.zeros(block)]
-    if not scalar:
-        masks += [torch.eye(block)[0], torch.eye(block)[-1], 1 - torch.eye(block)[0], torch.arange(block) % 2]
+    masks = block_masks(block, scalar)
     pairs = [(mask, other) for mask in masks for other in masks]
     x = torch.cat([torch.where(mask.bool(), 1.5, -0.5) for mask, _ in pairs]).to(F64)
     y = torch.cat([torch.where(other.bool(), 1.5, -0.5) for _, other in pairs]).to(F64)
@@ -700,7 +717,6 @@ def test_sides_and_any_answers_three_tests_of_each_block(scalar, tmp_path):
 
 
 HORNER_KERNEL = """
-@JIT
 def horner_kernel(p_ptr, z_ptr, out_ptr, BLOCK: tl.constexpr):
     i = tl.arange(0, BLOCK)
     p = tl.load(p_ptr + i)
@@ -718,16 +734,8 @@ def test_horner_steps_keep_their_literals_float64(device, tmp_path):
     0.10000000149011612), on exact products; compiled, rounded once (an fma): (1 + 2^-30)^2 - 1 keeps the
     product's 2^-60, which a product rounded first drops (Triton 3.6's interpreter rounds twice)."""
     jit = device == "cuda"
-    decorator = "@triton.jit\n" if jit else ""
-    path = tmp_path / f"horner_{device}.py"
-    path.write_text("import triton\nimport triton.language as tl\n\n"
-                    + "".join(decorator + textwrap.dedent(inspect.getsource(f)) + "\n"
-                              for f in (pm.portable_horner_start, pm.portable_horner_step))
-                    + HORNER_KERNEL.replace("@JIT\n", decorator))
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # triton.jit finds its function's module again
-    spec.loader.exec_module(module)
+    module = load_helpers_with_kernel(tmp_path / f"horner_{device}.py", [pm.portable_horner_start,
+                                      pm.portable_horner_step], HORNER_KERNEL, jit=jit)
     p = [0.0, 1.0, 3.0, 1.0 + 2.0 ** -30]
     z = [0.0, 2.0, -1.0, 1.0 + 2.0 ** -30]
     out = torch.empty(12, dtype=F64, device=device)
@@ -793,16 +801,10 @@ def sides_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr, SCALAR: tl.constexpr):
 def test_sides_answers_both_tests_of_each_block(scalar, tmp_path):
     """portable_sides(mask) is (any element holds, any does not), per block, from one reduction: blocks of all,
     none, one element at either end, and half; a scalar mask (a broadcast input loads a scalar) too."""
-    path = tmp_path / f"sides_{'scalar' if scalar else 'block'}.py"
-    path.write_text("import triton\nimport triton.language as tl\n\n" + textwrap.dedent(inspect.getsource(pm.portable_sides))
-                    + SIDES_KERNEL)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_helpers_with_kernel(tmp_path / f"sides_{'scalar' if scalar else 'block'}.py", [pm.portable_sides],
+                                      SIDES_KERNEL)
     block = 1 if scalar else 64
-    masks = [torch.ones(block), torch.zeros(block)]
-    if not scalar:
-        masks += [torch.eye(block)[0], torch.eye(block)[-1], 1 - torch.eye(block)[0], torch.arange(block) % 2]
+    masks = block_masks(block, scalar)
     x = torch.cat([torch.where(mask.bool(), 1.5, -0.5) for mask in masks]).to(F64)
     out = torch.empty(2 * len(masks), dtype=torch.int32)
     InterpretedFunction(module.sides_kernel)[(len(masks),)](x, out, BLOCK=block, SCALAR=scalar)
