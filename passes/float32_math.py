@@ -542,8 +542,10 @@ def f32_bessel_y0(x):
         yq = tl.math.fma(yq, z, 20297961275010.555)
         yq = tl.math.fma(yq, z, 3171577528429750.5)
         yq = tl.math.fma(yq, z, 2.5059625617265306e+17)
-        # one quotient: below 5 |yp den|, |num yq| and yq den stay under 1e37
-        top = yp * den + 0.6366197723675814 * f32_bessel_log(x) * num * yq
+        # one quotient: below 5 |yp den|, |num yq| and yq den stay under 1e37. ln |x|, not ln x: x < 0 is nan
+        # below whichever, and a nan quotient takes the division's slow path, which a warp runs for all its lanes
+        # where one has it (on an H100 Y0 took 85.7 us on [-2, 2] against 71.0 on [0, 2])
+        top = yp * den + 0.6366197723675814 * f32_bessel_log(tl.abs(x)) * num * yq
         r = tl.math.div_rn(top, yq * den)
     if some_far:
         p, q, d = f32_bessel_hankel0(x)

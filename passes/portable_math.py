@@ -1695,7 +1695,9 @@ def portable_bessel_y0(x):
         yq = portable_horner_step(yq, z, 20297961275010.555)
         yq = portable_horner_step(yq, z, 3171577528429750.5)
         yq = portable_horner_step(yq, z, 2.5059625617265306e+17)
-        top = yp * den + 0.6366197723675814 * tl.math.log(x) * num * yq
+        # ln |x|: x < 0 is nan below whichever, and a nan quotient would take the division's slow path
+        # (f32_bessel_y0)
+        top = yp * den + 0.6366197723675814 * tl.math.log(tl.abs(x)) * num * yq
         bottom = yq * den
     if some_far:
         p, q, d = portable_bessel_hankel0(x)
@@ -1733,7 +1735,8 @@ def portable_bessel_y1(x):
         yq = portable_horner_step(yq, z, 620557727146953.8)
         yq = portable_horner_step(yq, z, 6.871410873553005e+16)
         yq = portable_horner_step(yq, z, 3.9727060811656064e+18)
-        top = z * yp * den + 0.6366197723675814 * (z * num * tl.math.log(x) - den) * yq
+        # ln |x|, as in portable_bessel_y0
+        top = z * yp * den + 0.6366197723675814 * (z * num * tl.math.log(tl.abs(x)) - den) * yq
         bottom = x * yq * den
     if some_far:
         p, q, d = portable_bessel_hankel1(x)
