@@ -544,7 +544,8 @@ def f32_bessel_y0(x):
         yq = tl.math.fma(yq, z, 2.5059625617265306e+17)
         # one quotient: below 5 |yp den|, |num yq| and yq den stay under 1e37. ln |x|, not ln x: x < 0 is nan
         # below whichever, and a nan quotient takes the division's slow path, which a warp runs for all its lanes
-        # where one has it (on an H100 Y0 took 85.7 us on [-2, 2] against 71.0 on [0, 2])
+        # where one has it (on an H100 Y0 took 85.2 us on [-2, 2] against 70.3 on [0, 2], and 70.3 on both with
+        # ln |x|: results/experiment_y0_negative_h100.txt)
         top = yp * den + 0.6366197723675814 * f32_bessel_log(tl.abs(x)) * num * yq
         r = tl.math.div_rn(top, yq * den)
     if some_far:

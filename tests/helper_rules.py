@@ -18,7 +18,8 @@ def local_names(fn_node):
 
 
 def block_uniform_names(fn_node) -> set:
-    """Names bound by `a, b = portable_sides(mask)` in the function's body: block-uniform booleans."""
+    """Names bound by `a, b = portable_sides(mask)` or `a, b, c = portable_sides_and_any(mask, other)` in the
+    function's body: block-uniform booleans."""
     return {target.id for statement in fn_node.body if isinstance(statement, ast.Assign)
             and isinstance(statement.value, ast.Call) and isinstance(statement.value.func, ast.Name)
             and statement.value.func.id in ("portable_sides", "portable_sides_and_any")
