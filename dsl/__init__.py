@@ -7,7 +7,7 @@
     y = gelu(torch.randn(4, 5, device="cuda"))
 """
 from tritonize.errors import (ArgumentCountError, BroadcastError, CallError, ControlFlowError, DeviceError,
-                              DSLError, DtypeError, OutArgumentError, OutDtypeError, RecursiveHelper,
+                              DSLError, DtypeError, LayoutError, OutArgumentError, OutDtypeError, RecursiveHelper,
                               ScalarTypeError, StridedViewError, UnknownName, UnsupportedCall, UnsupportedSyntax)
 from tritonize.decorator import PointwiseFunction, __version__, pointwise
 from tritonize.cache import cache_dir
@@ -22,7 +22,7 @@ __all__ = [
     "pointwise", "PointwiseFunction", "Promotion", "StridedView", "cache_dir", "__version__",
     "DSLError", "UnsupportedSyntax", "UnknownName", "UnsupportedCall", "RecursiveHelper", "ControlFlowError",
     "ScalarTypeError", "CallError", "BroadcastError", "OutArgumentError", "OutDtypeError", "DeviceError",
-    "DtypeError",
+    "DtypeError", "LayoutError",
     "ArgumentCountError", "StridedViewError",
 ]
 

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 import torch
 
-from tritonize.errors import BroadcastError, CallError, DeviceError, DtypeError, OutArgumentError, OutDtypeError
+from tritonize.errors import (BroadcastError, CallError, DeviceError, DtypeError, LayoutError, OutArgumentError,
+                              OutDtypeError)
 from tritonize.overlap import apart_at_every_size, elements_overlap, layout_of, tensor_overlaps_itself
 from tritonize.passes.context import PAIR_STRIDE
 from tritonize.passes.type_rules import PYTHON, SUPPORTED_DTYPES, TENSOR, ZERO_DIM, VType, dtype_name
@@ -59,6 +60,22 @@ class CallPlan:
         return len(self.sizes)
 
 
+def refuse_unstrided(tensor: torch.Tensor, described: str, name: str | None = None):
+    """A LayoutError where `tensor` keeps no strided storage (sparse, mkldnn, nested), saying which argument
+    (`name`) or output (`name` None) it is: a kernel reads and writes a pointer and strides, which such a
+    tensor has not (its data_ptr() raises, and its strides, where it has some, describe no memory)."""
+    nested = tensor.is_nested
+    if not nested and tensor.layout is torch.strided:
+        return
+    kind = "a nested tensor" if nested else f"a {str(tensor.layout).removeprefix('torch.')} tensor"
+    if name is None:
+        raise LayoutError(f"{described} is {kind}: tritonize kernels write strided tensors (a pointer and "
+                          f"strides); out= takes a strided tensor")
+    hint = (f"call it on each component, or on {name}.to_padded_tensor(0.0)" if nested
+            else f"pass {name}.to_dense()")
+    raise LayoutError(f"{described} is {kind}: tritonize kernels read strided tensors (a pointer and strides); {hint}")
+
+
 def classify(label: str, value, annotation=None, read_as=None):
     """(VType, value for the kernel) of one argument; refuses what no kernel can take. A 0-d
     StridedView is its one element, a 0-d tensor; other views stay views until launch.
@@ -68,6 +85,8 @@ def classify(label: str, value, annotation=None, read_as=None):
         if annotation is not None:
             raise CallError(f"argument '{label}' is annotated `{annotation.__name__}`, so it must be a "
                             f"Python number, got a tensor of shape {tuple(value.shape)}")
+        if isinstance(value, torch.Tensor) and (value.layout is not torch.strided or value.is_nested):
+            refuse_unstrided(value, f"argument '{label}'", label)
         if value.dtype not in SUPPORTED_DTYPES:
             supported = ", ".join(dtype_name(d) for d in SUPPORTED_DTYPES)
             raise DtypeError(f"argument '{label}' has dtype {dtype_name(value.dtype)}, which tritonize kernels "
@@ -323,6 +342,7 @@ def check_output(label: str, out, shape: tuple, dtype: torch.dtype, device: torc
         raise OutArgumentError(f"{label} is a StridedView, which is a read-only input; out= takes a tensor")
     if not isinstance(out, torch.Tensor):
         raise OutArgumentError(f"{label} must be a tensor, got {type(out).__name__}")
+    refuse_unstrided(out, label)
     # device and dtype first, as torch checks them: a zero-element out of the wrong shape is one that a
     # call resizes (PointwiseFunction._resize_empty) unless these refuse it
     if out.device != device:

@@ -239,6 +239,30 @@ class PointwiseFunction:
             return self._run(args, kwargs, out)
         except (DSLError, CallError) as error:
             raise without_internal_frames(error)
+        except RuntimeError:
+            # a sparse or nested tensor fails where the steady path reads its data_ptr(), before any check
+            # (call.classify's) sees it: say which argument it is; the handler costs the calls that pass nothing
+            error = self._unstrided_argument(args, kwargs, out)
+            if error is None:
+                raise
+            raise without_internal_frames(error) from None
+
+    def _unstrided_argument(self, args, kwargs, out):
+        """The CallError naming the first argument or out= tensor of this call that keeps no strided storage
+        (call.refuse_unstrided), or None."""
+        outputs = out if isinstance(out, (tuple, list)) else () if out is None else (out,)
+        outputs = [(o, "out" if len(outputs) == 1 else f"out[{k}]") for k, o in enumerate(outputs)]
+        inputs = [*zip(self._params, args), *((k, v) for k, v in kwargs.items() if k != "out")]
+        try:
+            for label, value in inputs:
+                if isinstance(value, torch.Tensor):
+                    call.refuse_unstrided(value, f"argument '{label}'", label)
+            for value, label in outputs:
+                if isinstance(value, torch.Tensor):
+                    call.refuse_unstrided(value, label)
+        except CallError as error:
+            return error
+        return None
 
     def _run(self, args, kwargs=None, out=None, key=None):
         """Plan (or recall the plan of an earlier call like this) and launch. `key`: the

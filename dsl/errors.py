@@ -94,6 +94,11 @@ class OutDtypeError(OutArgumentError):
         self.result_dtype, self.out_dtype = result_dtype, out_dtype
 
 
+class LayoutError(CallError):
+    """An argument or out= tensor that keeps no strided storage (sparse, nested): no pointer and strides for a
+    kernel to read or write."""
+
+
 class DeviceError(CallError):
     """Tensors on different devices, or a device tritonize cannot run on."""
 

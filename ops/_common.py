@@ -9,7 +9,7 @@ import warnings
 
 import torch
 
-from tritonize.errors import BroadcastError, CallError, OutDtypeError
+from tritonize.errors import BroadcastError, CallError, LayoutError, OutDtypeError
 from tritonize.passes.type_rules import PYTHON, TENSOR, ZERO_DIM, VType, promote
 
 # the names ATen's dispatch macros print ("frac_cpu" not implemented for 'Long')
@@ -317,6 +317,8 @@ def call(fn, *args, out=None):
         try:
             fn(*args, out=out)
             return out
+        except LayoutError:
+            raise  # no resizing mends a sparse or nested tensor (whose shape a nested one cannot even give)
         except CallError:
             pass
     shape = broadcast_shape(*args)
@@ -351,6 +353,8 @@ def run(kernel, *args, out=None, inplace=None):
         try:
             kernel(*args, out=inplace)
             return inplace
+        except LayoutError:
+            raise  # a sparse or nested self or argument: torch's shape checks below cannot read it
         except CallError as error:
             refused = error
         shape = broadcast_shape(*args)

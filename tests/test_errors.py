@@ -21,8 +21,8 @@ import torch
 import tritonize
 import tritonize.math as tm
 from tritonize import (ArgumentCountError, BroadcastError, CallError, ControlFlowError, DeviceError, DSLError,
-                       DtypeError, OutArgumentError, RecursiveHelper, ScalarTypeError, UnknownName, UnsupportedCall,
-                       UnsupportedSyntax, pointwise)
+                       DtypeError, LayoutError, OutArgumentError, RecursiveHelper, ScalarTypeError, UnknownName,
+                       UnsupportedCall, UnsupportedSyntax, pointwise)
 from source_markers import MarkedSource
 
 SOURCE = MarkedSource(__file__)
@@ -995,6 +995,41 @@ def test_meta_tensors_are_refused(device):
     assert_untouched(out)
 
 
+# tensors that keep no strided storage: a kernel reads a pointer and strides, which these have not
+UNSTRIDED = {"sparse_coo": lambda t: t.to_sparse(), "sparse_csr": lambda t: t.to_sparse_csr(),
+             "nested": lambda t: torch.nested.nested_tensor([t[0], t[1]])}
+
+
+@pytest.mark.parametrize("kind", sorted(UNSTRIDED))
+def test_tensors_of_no_strided_storage_are_refused_naming_the_argument(kind, device):
+    """A sparse or nested tensor is refused with a CallError that names the argument and what it is, and says
+    what to pass instead: on a first call and on the steady path (after a dense call of the same shape; the
+    key's data_ptr() raised torch's "Cannot access data pointer of Tensor that doesn't have storage" before
+    any check saw it), as either argument, through the op library, and by explain() (which planned a sparse
+    tensor as one of strides (0, 0)); as out= too. A LayoutError, a CallError; nothing is written."""
+    dense = torch.randn(2, 3, device=device)
+    odd = UNSTRIDED[kind](dense)
+    out = sentinel((2, 3), device=device)
+    cases = [(lambda: add2(odd, 1.0, out=out), "'x'"), (lambda: add2(dense, odd, out=out), "'y'"),
+             (lambda: tritonize.ops.add(odd, dense, out=out), "'input'"), (lambda: add2.explain(odd, 1.0), "'x'")]
+    for attempt in range(2):  # the second time, the steady path holds a recipe for dense tensors of this shape
+        for call, label in cases:
+            with pytest.raises(LayoutError) as info:
+                call()
+            message = str(info.value)
+            assert label in message and kind.replace("_", " ") in message.replace("_", " "), message
+            assert ("to_padded_tensor" if kind == "nested" else ".to_dense()") in message, message
+            assert "data pointer" not in message
+            assert_untouched(out)
+        add2(dense, 1.0, out=torch.empty_like(dense))
+        add2(dense, dense, out=torch.empty_like(dense))
+    for call in (lambda: add2(dense, 1.0, out=UNSTRIDED[kind](torch.zeros_like(dense))),
+                 lambda: tritonize.ops.add(dense, 1.0, out=UNSTRIDED[kind](torch.zeros_like(dense)))):
+        with pytest.raises(LayoutError) as info:
+            call()
+        assert "out is a" in str(info.value) and "out= takes a strided tensor" in str(info.value)
+
+
 def test_mixed_devices():
     if not torch.cuda.is_available():
         # no second real device here: a meta tensor beside a CPU tensor must still be refused
@@ -1015,7 +1050,7 @@ def test_mixed_devices():
 
 
 def test_call_errors_are_one_family():
-    for cls in (ArgumentCountError, BroadcastError, OutArgumentError, DeviceError, DtypeError):
+    for cls in (ArgumentCountError, BroadcastError, OutArgumentError, DeviceError, DtypeError, LayoutError):
         assert issubclass(cls, CallError) and issubclass(cls, getattr(tritonize, cls.__name__))
     for cls in (UnsupportedSyntax, UnknownName, UnsupportedCall, RecursiveHelper, ControlFlowError,
                 ScalarTypeError):
