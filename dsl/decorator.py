@@ -248,7 +248,7 @@ class PointwiseFunction:
             raise without_internal_frames(error) from None
 
     def _unstrided_argument(self, args, kwargs, out):
-        """The CallError naming the first argument or out= tensor of this call that keeps no strided storage
+        """The LayoutError naming the first argument or out= tensor of this call that keeps no strided storage
         (call.refuse_unstrided), or None."""
         outputs = out if isinstance(out, (tuple, list)) else () if out is None else (out,)
         outputs = [(o, "out" if len(outputs) == 1 else f"out[{k}]") for k, o in enumerate(outputs)]
