@@ -83,11 +83,13 @@ def portable_horner_step(p, z, c):
 
 # portable_sides_and_any: a two-sided composite's tests and a third region's (digamma's and trigamma's reflection
 # below 0) from one reduction: the region's count is weighted by 2^16, so the sum carries both counts (a block
-# holds at most CPU_MAX_BLOCK or a dependent launch's 8192 elements, far below 2^15). One barrier where two
-# cost digamma and trigamma 10-16% on data with both signs (results/experiment_branch_domains_h100.txt).
+# holds at most CPU_MAX_BLOCK or a dependent launch's 8192 elements, far below 2^15, which a static assert
+# holds it to when the kernel compiles). One barrier where two cost digamma and trigamma 10-16% on data with
+# both signs (results/experiment_branch_domains_h100.txt).
 def portable_sides_and_any(mask, other):
     """(Does any element of this block of booleans `mask` hold, does any not, does any of `other` hold): one block reduction of a count, the same answer in every thread."""
     widened = mask.to(tl.int32) + other.to(tl.int32) * 65536 + tl.full([1], 0, tl.int32)
+    tl.static_assert(widened.numel < 32768, "a block of 2^15 elements or more overflows the count")
     total = tl.reduce(widened, None, tl.standard._sum_combine)
     count = total & 65535
     return count > 0, count < widened.numel, total > 65535

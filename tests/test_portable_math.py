@@ -351,7 +351,7 @@ def test_module_exports_every_function():
 def test_source_is_straight_line_and_self_contained(name):
     assert_follows_generator_rules(FUNCS[name], {f"portable_{n}" for n in FUNCS},
                                    {"math", "where", "abs", "minimum", "maximum", "full", "int64", "float64", "int32",
-                                    "reduce", "standard"})
+                                    "reduce", "standard", "static_assert"})
 
 
 def test_digamma_divides_twice_and_calls_no_sine():
@@ -701,8 +701,8 @@ def sides_and_any_kernel(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr, SCALAR: tl.
 def test_sides_and_any_answers_three_tests_of_each_block(scalar, tmp_path):
     """portable_sides_and_any(mask, other) is (any element of mask holds, any does not, any of other holds), per
     block, from one reduction whose sum carries both counts: every pair of masks from all, none, one element at
-    either end, half and all but one, in blocks of 4096 (CPU_MAX_BLOCK, the most a block holds), so that a count
-    of `mask` at its largest cannot reach `other`'s place; a scalar pair too."""
+    either end, half and all but one, in blocks of 4096 (CPU_MAX_BLOCK; CUDA's flat blocks reach 8192), so that a count
+    of `mask` at its largest cannot reach `other`'s place, and a block of 2^15 refused; a scalar pair too."""
     module = load_helpers_with_kernel(tmp_path / f"sides_and_any_{'scalar' if scalar else 'block'}.py",
                                       [pm.portable_sides_and_any], SIDES_AND_ANY_KERNEL)
     block = 1 if scalar else 4096
@@ -714,6 +714,10 @@ def test_sides_and_any_answers_three_tests_of_each_block(scalar, tmp_path):
     InterpretedFunction(module.sides_and_any_kernel)[(len(pairs),)](x, y, out, BLOCK=block, SCALAR=scalar)
     expected = [[int(mask.bool().any()), int((~mask.bool()).any()), int(other.bool().any())] for mask, other in pairs]
     assert out.view(-1, 3).tolist() == expected
+    if not scalar:  # a block of 2^15 would carry its count of `mask` into `other`'s place: refused as it compiles
+        ones = torch.ones(2**15, dtype=F64)
+        with pytest.raises(Exception, match="overflows the count"):
+            InterpretedFunction(module.sides_and_any_kernel)[(1,)](ones, ones, out, BLOCK=2**15, SCALAR=False)
 
 
 HORNER_KERNEL = """
@@ -774,8 +778,9 @@ def test_bessel_jy_branches_taken_per_block_give_each_element_its_value(name):
 @pytest.mark.parametrize("name", ["digamma", "trigamma"])
 def test_gamma_derivatives_branches_taken_per_block_give_each_element_its_value(name):
     """digamma's rational and recurrence (below 10), asymptotic series and reflection (x < 0), trigamma's
-    recurrence steps and reflection, run only in blocks that have such elements (portable_sides_and_any): blocks of (0, 10) only, of [10, 1e6) only, of negatives only and of all three give every
-    element the same bits, whichever block it is in (sorted against shuffled), the edges included."""
+    recurrence steps and reflection, run only in blocks that have such elements (portable_sides_and_any): blocks of
+    (0, 10) only, of [10, 1e6) only, of negatives only and of all three give every element the same bits, whichever
+    block it is in (sorted against shuffled), the edges included."""
     generator = torch.Generator().manual_seed(5)
     low = torch.rand(1024, generator=generator, dtype=F64) * 10
     high = 10.0 + torch.rand(1024, generator=generator, dtype=F64) * 1e6
