@@ -251,7 +251,7 @@ class PointwiseFunction:
         """The LayoutError naming the first argument or out= tensor of this call that keeps no strided storage
         (call.refuse_unstrided), or None."""
         outputs = out if isinstance(out, (tuple, list)) else () if out is None else (out,)
-        outputs = [(o, "out" if len(outputs) == 1 else f"out[{k}]") for k, o in enumerate(outputs)]
+        outputs = [(o, "out" if self.num_outputs == 1 else f"out[{k}]") for k, o in enumerate(outputs)]  # as plan's
         inputs = [*zip(self._params, args), *((k, v) for k, v in kwargs.items() if k != "out")]
         try:
             for label, value in inputs:
