@@ -10,6 +10,7 @@ decide where to spend device time (session 45: float32 Y0's float64 YP came out 
 16 F2F in 1944 instructions); times come only from the GPU (op_library, branch_domains).
 
     python -m benchmarks.experiments.sass_counts OP DTYPE [--numel N] [--top K]   e.g. bessel_y0 float32
+    python -m benchmarks.experiments.sass_counts polygamma:1 float64   (OP:N passes the integer N first)
     python -m benchmarks.experiments.sass_counts --survey float32,float64
 
 `--survey` reads every op of the op tests (tests/test_ops_cases.py) whose arguments are float tensors only,
@@ -57,9 +58,13 @@ def generate(op: str, dtype: str, numel: int) -> dict:
 
     decorator.PointwiseFunction.module_for = spy_module_for
     decorator.LaunchRecipe.__init__ = spy_recipe
+    # OP:N passes the integer N first (polygamma:1 is trigamma)
+    op, *leading = op.split(":")
+    leading = [int(n) for n in leading]
     for arity in (1, 2, 3):  # unary, binary or ternary: as many tensors of the dtype as the op takes
         try:
-            result = getattr(tritonize.ops, op)(*[torch.rand(numel, dtype=getattr(torch, dtype)) for _ in range(arity)])
+            result = getattr(tritonize.ops, op)(*leading, *[torch.rand(numel, dtype=getattr(torch, dtype))
+                                                           for _ in range(arity)])
             break
         except TypeError:
             continue
