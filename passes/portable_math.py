@@ -1323,36 +1323,51 @@ def portable_reciprocal_square_step(p, q, w, limit):
     return tl.where(low, tl.math.fma(p, ww, q), p), tl.where(low, q * ww, q), tl.where(low, w + 1.0, w)
 
 
+def portable_reciprocal_square_quad(a):
+    """sum_{k<4} 1 / (a + k)^2 as one fraction (numerator, denominator) from u = a (a + 3): (4u^3 + 22u^2 + 44u + 36) / (u (u + 2))^2, every term positive."""
+    # 1/a^2 + 1/(a+3)^2 = (2u + 9) / u^2 and 1/(a+1)^2 + 1/(a+2)^2 = (2u + 5) / (u + 2)^2, as (a + 1)(a + 2) = u + 2:
+    # four steps in nine float64 operations, where portable_reciprocal_square_step's take sixteen, a compare and
+    # twelve selects
+    u = tl.math.fma(a, a, 3.0 * a)
+    numerator = portable_horner_step(portable_horner_step(portable_horner_start(4.0, u, 22.0), u, 44.0), u, 36.0)
+    root = tl.math.fma(u, u, u + u)
+    return numerator, root * root
+
+
 def portable_trigamma(x):
-    """Trigamma: psi1(v) = sum_k 1 / (v + k)^2 + psi1(w), w = v + n >= 10, the sum over ten unrolled steps (tl.where) kept as one fraction, then the asymptotic series 1/w + 1/(2w^2) + sum B_2k / w^(2k+1) to B_16; x < 0 reflects, psi1(x) = pi^2 / sin^2(pi u) - psi1(1 - x) with u = min(t, 1 - t), t = frac(|x|) (both exact), so that the poles stay sharp. +inf at +-0 and the negative integers, nan at -inf, 0 at +inf; within ~1e-15 relative (measured), where torch's polygamma(1, x) is ~1e-9; two float64 divisions and no sine call; the steps and the reflection only in blocks that have such elements."""
+    """Trigamma: psi1(v) = sum_{k<8} 1 / (v + k)^2 + psi1(v + 8) below 8, the sum as one fraction from two groups of four steps, then the asymptotic series 1/w + 1/(2w^2) + sum B_2k / w^(2k+1) to B_22 (w >= 8); x < 0 reflects, psi1(x) = pi^2 / sin^2(pi u) - psi1(1 - x) with u = min(t, 1 - t), t = frac(|x|) (both exact), so that the poles stay sharp. +inf at +-0 and the negative integers, nan at -inf, 0 at +inf; within ~1e-15 relative (measured), where torch's polygamma(1, x) is ~1e-9; one float64 division (two with the reflection) and no sine call; the steps and the reflection only in blocks that have such elements."""
     neg = x < 0.0
     v = tl.where(neg, 1.0 - x, x)
-    # while w < 10: p / q += 1 / w^2 (p <- p w^2 + q, q <- q w^2), w += 1; ten steps bring any v >= 0 there,
-    # and the products stay far from overflow (q <= 3.3e12 where it has steps); a float64 division is a
-    # dozen instructions, as in portable_digamma. The steps, and the reflection below, only in blocks that
-    # have such elements (portable_sides_and_any): a block from 10 skips the steps, one of positive x the
-    # reflection.
-    # On an H100 at 2^24, against straight-line code: (0.1, 8) 0.99x -> 1.06x eager, from 10 0.59x -> 0.94x,
-    # but blocks that need both (x in [-5, 5]) 1.00x -> 0.91x; the steps alone as a branch were slower below
-    # 10 (0.94x) and gained less from 10 (0.82x) (results/experiment_branch_domains_h100.txt)
-    w = v
-    p = tl.full(x.shape, 0.0, tl.float64)
+    # Below 8, eight steps for every element of the block (no per-step test or select): two groups of four
+    # (portable_reciprocal_square_quad) merged into p / q, where the products stay far from overflow (q < 6.8e16)
+    # and, next to 0, from underflow where psi1 is finite. CUDA computes this in float64, the GPU's slower pipe:
+    # ten steps one at a time (four operations, a compare and three selects each) and a division for p / q and
+    # another for 1 / w made float64 trigamma 0.67x eager on [1, 100] on an H100, these 1.23x
+    # (results/experiment_trigamma_quad_h100.txt). The steps, and the reflection below, only in blocks that have
+    # such elements (portable_sides_and_any): a block from 8 skips the steps, one of positive x the reflection.
+    pw = tl.full(x.shape, 0.0, tl.float64)  # p w, 0 where v >= 8 (p = 0 there, and w may be inf)
     q = tl.full(x.shape, 1.0, tl.float64)
-    some_low, _, some_negative = portable_sides_and_any(v < 10.0, neg)
+    w = v
+    low = v < 8.0
+    some_low, _, some_negative = portable_sides_and_any(low, neg)
     if some_low:
-        p, q, w = portable_reciprocal_square_step(p, q, w, 10.0)
-        p, q, w = portable_reciprocal_square_step(p, q, w, 10.0)
-        p, q, w = portable_reciprocal_square_step(p, q, w, 10.0)
-        p, q, w = portable_reciprocal_square_step(p, q, w, 10.0)
-        p, q, w = portable_reciprocal_square_step(p, q, w, 10.0)
-        p, q, w = portable_reciprocal_square_step(p, q, w, 10.0)
-        p, q, w = portable_reciprocal_square_step(p, q, w, 10.0)
-        p, q, w = portable_reciprocal_square_step(p, q, w, 10.0)
-        p, q, w = portable_reciprocal_square_step(p, q, w, 10.0)
-        p, q, w = portable_reciprocal_square_step(p, q, w, 10.0)
-    z = 1.0 / w
+        first, first_denominator = portable_reciprocal_square_quad(v)
+        second, second_denominator = portable_reciprocal_square_quad(v + 4.0)
+        w = tl.where(low, v + 8.0, v)
+        pw = tl.where(low, tl.math.fma(first, second_denominator, first_denominator * second) * w, pw)
+        q = tl.where(low, first_denominator * second_denominator, q)
+    # one division for both p / q and the series' 1 / w: reciprocal = 1 / (q w), 1 / w = q reciprocal and
+    # p / q = p w reciprocal (q w < 1.1e18). Next to 0, q w = 2e8 v^2 underflows below v = 1e-158: held at
+    # 1e-305 (v = 7e-157), so that 1 / w stays finite; there p w reciprocal (p w >= 2e8) overflows to psi1's
+    # inf, as it does unheld below v = 7.458e-155, where psi1 = 1 / v^2 reaches the largest float64
+    reciprocal = 1.0 / tl.maximum(q * w, 1e-305)
+    z = q * reciprocal
     zz = z * z
-    series = portable_horner_start(-7.092156862745098, zz, 1.1666666666666667)
+    # B_2k to B_22: the next term, B_24 / w^25, is below 2e-17 of psi1(w) from 8
+    series = portable_horner_start(6192.123188405797, zz, -529.1242424242424)
+    series = portable_horner_step(series, zz, 54.971177944862156)
+    series = portable_horner_step(series, zz, -7.092156862745098)
+    series = portable_horner_step(series, zz, 1.1666666666666667)
     series = portable_horner_step(series, zz, -0.2531135531135531)
     series = portable_horner_step(series, zz, 0.07575757575757576)
     series = portable_horner_step(series, zz, -0.03333333333333333)
@@ -1360,34 +1375,29 @@ def portable_trigamma(x):
     series = portable_horner_step(series, zz, -0.03333333333333333)
     series = portable_horner_step(series, zz, 0.16666666666666666)
     series = portable_horner_step(series, z, 0.5)
-    series = tl.math.fma(zz, series, z)
-    m = tl.abs(x)
-    t = m - tl.math.floor(m)
-    numerator = p
-    denominator = q
+    r = tl.math.fma(pw, reciprocal, tl.math.fma(zz, series, z))
     if some_negative:
         # reflection: pi^2 / sin^2(pi x) has period 1 and is even, so sin(pi u) with u in [0, 1/2] exact, from its
         # Taylor series to u^21 (the next term is 1e-18 at u = 1/2: no range reduction, where libdevice's sin
-        # reduces for any argument); pi^2 / s^2 - p / q as one fraction, whose terms cannot cancel (pi^2 / s^2
-        # >= 9.8 > psi1(1) >= psi1(1 - x))
+        # reduces for any argument); pi^2 / s^2 - psi1(1 - x), whose terms cannot cancel (pi^2 / s^2 >= 9.8 >
+        # psi1(1) >= psi1(1 - x))
+        m = tl.abs(x)
+        t = m - tl.math.floor(m)
         u = tl.where(t > 0.5, 1.0 - t, t)
         uu = u * u
-        sp = 5.392664662608129e-10 * uu - 2.2948428997269873e-08
-        sp = sp * uu + 7.952054001475513e-07
-        sp = sp * uu - 2.1915353447830217e-05
-        sp = sp * uu + 0.00046630280576761255
-        sp = sp * uu - 0.0073704309457143504
-        sp = sp * uu + 0.08214588661112823
-        sp = sp * uu - 0.5992645293207921
-        sp = sp * uu + 2.5501640398773455
-        sp = sp * uu - 5.16771278004997
-        sp = sp * uu + 3.141592653589793
+        sp = portable_horner_start(5.392664662608129e-10, uu, -2.2948428997269873e-08)
+        sp = portable_horner_step(sp, uu, 7.952054001475513e-07)
+        sp = portable_horner_step(sp, uu, -2.1915353447830217e-05)
+        sp = portable_horner_step(sp, uu, 0.00046630280576761255)
+        sp = portable_horner_step(sp, uu, -0.0073704309457143504)
+        sp = portable_horner_step(sp, uu, 0.08214588661112823)
+        sp = portable_horner_step(sp, uu, -0.5992645293207921)
+        sp = portable_horner_step(sp, uu, 2.5501640398773455)
+        sp = portable_horner_step(sp, uu, -5.16771278004997)
+        sp = portable_horner_step(sp, uu, 3.141592653589793)
         ss = u * sp * (u * sp)
-        numerator = tl.where(neg, 9.869604401089358 * q - p * ss, p)
-        denominator = tl.where(neg, q * ss, q)
-    quotient = numerator / denominator
-    r = tl.where(neg, quotient - series, quotient + series)
-    r = tl.where(neg & (t == 0.0), float("inf"), r)
+        r = tl.where(neg, 9.869604401089358 / ss - r, r)
+        r = tl.where(neg & (t == 0.0), float("inf"), r)
     return tl.where(x != x, x, r)
 
 

@@ -354,6 +354,19 @@ def test_source_is_straight_line_and_self_contained(name):
                                     "reduce", "standard", "static_assert"})
 
 
+def test_trigamma_divides_once_but_to_reflect():
+    """CUDA runs portable_trigamma in float64, the GPU's slower pipe, where a division is a dozen instructions:
+    one division serves the steps' fraction and the series' 1 / w; the reflection (x < 0 only) divides once more
+    and calls no sine."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(FUNCS["trigamma"])))
+    (reflection,) = [node for node in ast.walk(tree) if isinstance(node, ast.If) and node.test.id == "some_negative"]
+    def divisions(node):
+        return sum(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) for n in ast.walk(node))
+    assert (divisions(tree), divisions(reflection)) == (2, 1)
+    assert not {n.func.attr for n in ast.walk(tree) if isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Attribute)} & {"sin", "cos"}
+
+
 def test_digamma_divides_twice_and_calls_no_sine():
     """CUDA runs portable_digamma in float64, where a division is a dozen instructions and sin more: with
     thirteen divisions and two sins it ran 0.28x eager on an H200, with two and none 0.93x
@@ -872,9 +885,12 @@ def _trigamma_true(mp, x):
 
 
 def test_trigamma_true_value():
-    """Within 1e-15 relative everywhere: x > 0 (across the ten recurrence steps and the series), and x < 0,
-    whose reflection adds two positive terms' worth of rounding and next to each pole keeps 1 / u^2 exact."""
-    pos = np.concatenate([_lin(1e-3, 12, 1500), _geo(1e-300, 1e300, 300), 10 + _pm(_geo(1e-16, 1, 100))])
+    """Within 1e-15 relative everywhere: x > 0 (across the eight recurrence steps and the series, and next to
+    0, where psi1 = 1 / x^2 reaches the largest float64 at 7.458e-155 and the steps' q w underflows below it),
+    and x < 0, whose reflection adds two positive terms' worth of rounding and next to each pole keeps 1 / u^2
+    exact."""
+    pos = np.concatenate([_lin(1e-3, 12, 1500), _geo(1e-300, 1e300, 300), 8 + _pm(_geo(1e-16, 1, 100)),
+                          _lin(7.40e-155, 7.52e-155, 25), _geo(1e-160, 1e-150, 200), [5e-324]])
     # (mpmath's psi(1, x) takes seconds a value below -1e4)
     neg = np.concatenate([_lin(-10, -1e-3, 1000), -_geo(1e-300, 1e4, 200),
                           -np.arange(1, 20) + 1e-12, -np.arange(1, 20) - 1e-12, [-0.9999999999999999]])
