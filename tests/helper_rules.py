@@ -26,15 +26,21 @@ def block_uniform_names(fn_node) -> set:
             for target in ast.walk(statement.targets[0]) if isinstance(target, ast.Name)}
 
 
-def is_block_uniform_branch(node, uniform_names=frozenset()) -> bool:
-    """`if portable_any(mask):` (or `if name:` with `name` from portable_sides, `uniform_names`) with no
-    else and only assignments in its body: a branch that a whole block takes or skips alike
-    (portable_math.portable_any and portable_sides), never an `if` on an element's value."""
-    if not isinstance(node, ast.If) or node.orelse or not all(isinstance(s, ast.Assign) for s in node.body):
-        return False
-    test = node.test
+def is_block_uniform_test(test, uniform_names=frozenset()) -> bool:
+    """`portable_any(mask)`, a name from portable_sides (`uniform_names`), or `a | b` of such tests."""
+    if isinstance(test, ast.BinOp) and isinstance(test.op, ast.BitOr):
+        return is_block_uniform_test(test.left, uniform_names) and is_block_uniform_test(test.right, uniform_names)
     return ((isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "portable_any")
             or (isinstance(test, ast.Name) and test.id in uniform_names))
+
+
+def is_block_uniform_branch(node, uniform_names=frozenset()) -> bool:
+    """`if portable_any(mask):` (or `if name:` with `name` from portable_sides, `uniform_names`, or `if a | b:`
+    of such tests) with no else and only assignments in its body: a branch that a whole block takes or skips
+    alike (portable_math.portable_any and portable_sides), never an `if` on an element's value."""
+    if not isinstance(node, ast.If) or node.orelse or not all(isinstance(s, ast.Assign) for s in node.body):
+        return False
+    return is_block_uniform_test(node.test, uniform_names)
 
 
 def assert_follows_generator_rules(fn, helpers: set, tl_attributes: set):

@@ -354,6 +354,32 @@ def test_source_is_straight_line_and_self_contained(name):
                                     "reduce", "standard", "static_assert"})
 
 
+def _uniform_union_branch(x):
+    """A helper whose branch a block takes when any element is positive or any is not (for the rules' test)."""
+    positive, other = portable_sides(x > 0.0)
+    r = x
+    if positive | other:
+        r = x * 2.0
+    return r
+
+
+def _element_branch(x):
+    """A helper whose branch tests one element's value beside a block-uniform name (for the rules' test)."""
+    positive, other = portable_sides(x > 0.0)
+    r = x
+    if positive | (x > 1.0):
+        r = x * 2.0
+    return r
+
+
+def test_generator_rules_take_a_union_of_block_uniform_tests_only():
+    """`if a | b:` of block-uniform names is a block-uniform branch (digamma's floor for its rational or its
+    reflection); with an element's test beside them it is an element's branch, which the rules refuse."""
+    assert_follows_generator_rules(_uniform_union_branch, {"portable_sides"}, set())
+    with pytest.raises(AssertionError, match="If at line"):
+        assert_follows_generator_rules(_element_branch, {"portable_sides"}, set())
+
+
 def test_trigamma_divides_once_but_to_reflect():
     """CUDA runs portable_trigamma in float64, the GPU's slower pipe, where a division is a dozen instructions:
     one division serves the steps' fraction and the series' 1 / w; the reflection (x < 0 only) divides once more
