@@ -80,12 +80,17 @@ def f32_sin_pi_over(uu):
 def f32_digamma(x):
     """digamma in float32: a fitted polynomial around the root, recurrence below 4, the asymptotic series above, reflection below 0, each only in blocks that have such elements."""
     neg = x < 0.0
-    m = tl.abs(x)
-    fl = tl.math.floor(m)
-    t = m - fl
     v = tl.where(neg, 1.0 - x, x)
     result = tl.full(x.shape, 0.0, tl.float32)
     some_low, some_high, some_negative = portable_sides_and_any(v < 4.0, neg)
+    # |x|'s floor and fraction for the polynomial and the reflection only (data from 4 needs neither), and the
+    # edge cases fixed inside the branches that can meet them
+    m = tl.abs(x)
+    fl = m
+    t = m
+    if some_low | some_negative:
+        fl = tl.math.floor(m)
+        t = m - fl
     if some_low:
         g = (t - 0.4616321325302124) - 1.243815006546356e-08
         r = tl.math.fma(0.011118805967271328, t, -0.0719781294465065)
@@ -103,6 +108,7 @@ def f32_digamma(x):
         n = tl.where(neg, fl, fl - 1.0)
         acc = tl.where(n >= 2.0, 1.0 / (t + 2.0), 0.0) + tl.where(n >= 1.0, 1.0 / (t + 1.0), 0.0)
         result = tl.where(n < 0.0, base - 1.0 / t, base + acc)
+        result = tl.where(x == 0.0, -1.0 / x, result)
     if some_high:
         z = 1.0 / (v * v)
         asy = tl.math.fma(0.007575757801532745, z, -0.004166666883975267)
@@ -124,8 +130,8 @@ def f32_digamma(x):
         cot = c / (u * s)
         cot = tl.where(t > 0.5, cot * -1.0, cot)
         result = tl.where(neg, result + 3.141592653589793 * cot, result)
-    result = tl.where(neg & (t == 0.0), float("nan"), result)
-    return tl.where(x == 0.0, -1.0 / x, result)
+        result = tl.where(neg & (t == 0.0), float("nan"), result)
+    return result
 
 
 # f32_trigamma: float32 throughout, as torch's CUDA polygamma(1, x) computes it, but with one division

@@ -1230,20 +1230,25 @@ def portable_lgamma(x):
 def portable_digamma(x):
     """Digamma: Boost's rational approximation around the positive root on [1, 2] (in t = x - 1), recurrence into [1, 2) for x < 10 summed with it as one fraction (unrolled, tl.where), whose division also gives 1 / x to Cephes asymptotic series for x >= 10, reflection psi(1 - x) + pi cot(pi t) for x < 0 with cot from Cephes' tan on [0, pi/4] (the other division), each part only in blocks that have such elements. torch semantics: psi(+-0) = -+inf, nan at negative integers and -inf. Not 1e-13 everywhere: for x < 0 the reflection cancels next to the zeros of digamma (x ~ -0.5041, -1.5735, -2.6107, ..., one per unit interval), where the absolute error stays <= ~1e-14 (measured 1.2e-15 for |x| < 10) but the relative error is that over |psi(x)|; x > 0, root included, measured <= 7e-16 (5 ulp)."""
     neg = x < 0.0
-    m = tl.abs(x)
-    fl = tl.math.floor(m)
-    t = m - fl
     # v < 10: psi(1 + t) + p / q = g Y + (g P q + p Q) / (Q q); v >= 10: log(v) - 1/(2v) - sum B_2k / (2k v^2k),
     # whose 1 / v is the same division; each side (and the reflection below) only in blocks that have such
     # elements (portable_sides_and_any: one reduction for the three tests): data on (0, 10) skips the series
     # and the reflection, data from 10 the rational and the recurrence (experiment_branch_domains_h100.txt)
     v = tl.where(neg, 1.0 - x, x)
     low = v < 10.0
-    one = tl.full(t.shape, 1.0, tl.float64)
+    one = tl.full(x.shape, 1.0, tl.float64)
     numer = one
     denom = v
     base = one * 0.0
     some_low, some_high, some_negative = portable_sides_and_any(low, neg)
+    # |x|'s floor and fraction for the rational and the reflection only: data from 10 needs neither (float64
+    # is the GPU's slower pipe; so the edge cases below are fixed inside the branches that can meet them)
+    m = tl.abs(x)
+    fl = m
+    t = m
+    if some_low | some_negative:
+        fl = tl.math.floor(m)
+        t = m - fl
     if some_low:
         # psi(1 + t), t in [0, 1): (1 + t - root) * (Y + P(t)/Q(t)), root split in three parts
         g = ((t - 0.4616321446374059) - 3.309564688275257e-10) - 9.016312093258695918615325266959189453125e-20
@@ -1264,23 +1269,25 @@ def portable_digamma(x):
         n = tl.where(neg, fl, fl - 1.0)
         p = tl.where(n >= 1.0, one, 0.0)
         q = tl.where(n >= 1.0, t + 1.0, one)
-        p = tl.where(n >= 2.0, p * (t + 2.0) + q, p)
+        p = tl.where(n >= 2.0, tl.math.fma(p, t + 2.0, q), p)
         q = tl.where(n >= 2.0, q * (t + 2.0), q)
-        p = tl.where(n >= 3.0, p * (t + 3.0) + q, p)
+        p = tl.where(n >= 3.0, tl.math.fma(p, t + 3.0, q), p)
         q = tl.where(n >= 3.0, q * (t + 3.0), q)
-        p = tl.where(n >= 4.0, p * (t + 4.0) + q, p)
+        p = tl.where(n >= 4.0, tl.math.fma(p, t + 4.0, q), p)
         q = tl.where(n >= 4.0, q * (t + 4.0), q)
-        p = tl.where(n >= 5.0, p * (t + 5.0) + q, p)
+        p = tl.where(n >= 5.0, tl.math.fma(p, t + 5.0, q), p)
         q = tl.where(n >= 5.0, q * (t + 5.0), q)
-        p = tl.where(n >= 6.0, p * (t + 6.0) + q, p)
+        p = tl.where(n >= 6.0, tl.math.fma(p, t + 6.0, q), p)
         q = tl.where(n >= 6.0, q * (t + 6.0), q)
-        p = tl.where(n >= 7.0, p * (t + 7.0) + q, p)
+        p = tl.where(n >= 7.0, tl.math.fma(p, t + 7.0, q), p)
         q = tl.where(n >= 7.0, q * (t + 7.0), q)
-        p = tl.where(n >= 8.0, p * (t + 8.0) + q, p)
+        p = tl.where(n >= 8.0, tl.math.fma(p, t + 8.0, q), p)
         q = tl.where(n >= 8.0, q * (t + 8.0), q)
         p = tl.where(n < 0.0, -1.0, p)
         q = tl.where(n < 0.0, t, q)
         numer = tl.where(low, g * pn * q + p * qd, one)
+        # psi(+-0) = -+inf: at 0, q = t = +0 and the denominator is +0
+        numer = tl.where(x == 0.0, portable_copysign(one, x * -1.0), numer)
         denom = tl.where(low, qd * q, v)
         base = g * 0.99558162689208984375
     quot = numer / denom
@@ -1303,16 +1310,17 @@ def portable_digamma(x):
         near = u > 0.25
         y = 3.141592653589793 * tl.where(near, 0.5 - u, u)
         z = y * y
-        tp = z * ((-1.30936939181383777646E4 * z + 1.15351664838587416140E6) * z - 1.79565251976484877988E7)
-        tq = (((z + 1.36812963470692954678E4) * z - 1.32089234440210967447E6) * z + 2.50083801823357915839E7) * z \
-            - 5.38695755929454629881E7
-        tn = y * tq + y * tp
+        tp = portable_horner_start(-1.30936939181383777646E4, z, 1.15351664838587416140E6)
+        tp = z * portable_horner_step(tp, z, -1.79565251976484877988E7)
+        tq = portable_horner_step(z + 1.36812963470692954678E4, z, -1.32089234440210967447E6)
+        tq = portable_horner_step(tq, z, 2.50083801823357915839E7)
+        tq = portable_horner_step(tq, z, -5.38695755929454629881E7)
+        tn = tl.math.fma(y, tq, y * tp)
         ct = tl.where(near, tn, tq) / tl.where(near, tq, tn)
         ct = tl.where(t > 0.5, ct * -1.0, ct)
         r = tl.where(neg, r + 3.141592653589793 * ct, r)
-    r = tl.where(neg & (t == 0.0), float("nan"), r)
-    r = tl.where(x == 0.0, portable_copysign(tl.full(x.shape, 0.0, tl.float64) + float("inf"), x * -1.0), r)
-    r = tl.where(x == float("inf"), x, r)
+        r = tl.where(neg & (t == 0.0), float("nan"), r)
+    # +inf gives log(inf) - 0 - 0 = inf from the series as it is
     return tl.where(x != x, x, r)
 
 
