@@ -11,6 +11,8 @@ decide where to spend device time (session 45: float32 Y0's float64 YP came out 
 
     python -m benchmarks.experiments.sass_counts OP DTYPE [--numel N] [--top K]   e.g. bessel_y0 float32
     python -m benchmarks.experiments.sass_counts polygamma:1 float64   (OP:N passes the integer N first)
+    python -m benchmarks.experiments.sass_counts bessel_j0 float64 --maxnreg 56 --skip some_far
+        (ptxas held to 56 registers; the branch `if some_far:` folded away: what a block that skips it could hold)
     python -m benchmarks.experiments.sass_counts --survey float32,float64
 
 `--survey` reads every op of the op tests (tests/test_ops_cases.py) whose arguments are float tensors only,
@@ -73,8 +75,9 @@ def generate(op: str, dtype: str, numel: int) -> dict:
     return seen
 
 
-def compile_for_sm90(path: str, in_dtype: str, out_dtypes: list, blocks: list, warps: int):
-    """The module's kernel compiled for sm_90 as the launch would compile it: (registers, spills, SASS)."""
+def compile_for_sm90(path: str, in_dtype: str, out_dtypes: list, blocks: list, warps: int, maxnreg: int = 0):
+    """The module's kernel compiled for sm_90 as the launch would compile it (with ptxas held to `maxnreg`
+    registers, if given): (registers, spills, SASS)."""
     import triton
     from triton.backends.compiler import GPUTarget
 
@@ -98,6 +101,8 @@ def compile_for_sm90(path: str, in_dtype: str, out_dtypes: list, blocks: list, w
     launch_source = open(path).read()
     options = {"num_warps": warps, "enable_fp_fusion": "enable_fp_fusion=False" not in launch_source,
                "launch_pdl": "launch_pdl=True" in launch_source}
+    if maxnreg:
+        options["maxnreg"] = maxnreg
     compiled = triton.compile(triton.compiler.ASTSource(kernel, signature=signature, constexprs=constants),
                               target=GPUTarget("cuda", 90, 32), options=options)
     tools = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
@@ -119,14 +124,28 @@ def opcodes(sass: str) -> collections.Counter:
     return collections.Counter(found)
 
 
-def read(op: str, dtype: str, numel: int) -> tuple:
-    """(what the call launches, registers, stack bytes, opcode counts) of tritonize.ops.OP on DTYPE."""
+def without_branch(path: str, name: str) -> str:
+    """A copy of the generated module whose block-uniform branch `if NAME:` is never taken (`if False:`, which
+    Triton folds away): what the kernel's registers would be without the code a block may skip."""
+    source = open(path).read()
+    if source.count(f" if {name}:") != 1:
+        raise RuntimeError(f"no single `if {name}:` in {os.path.basename(path)}")
+    variant = path[:-3] + f"_without_{name}.py"
+    with open(variant, "w") as file:
+        file.write(source.replace(f" if {name}:", " if False:"))
+    return variant
+
+
+def read(op: str, dtype: str, numel: int, maxnreg: int = 0, skip: str = "") -> tuple:
+    """(what the call launches, registers, stack bytes, opcode counts) of tritonize.ops.OP on DTYPE, ptxas held
+    to `maxnreg` registers if given, the branch `if SKIP:` folded away if given (without_branch)."""
     child = subprocess.run([sys.executable, "-m", "benchmarks.experiments.sass_counts", op, dtype,
                             "--numel", str(numel), "--generate"], capture_output=True, text=True)
     if child.returncode:
         raise RuntimeError(f"tritonize.ops.{op} on {dtype} tensors: {child.stderr.strip().splitlines()[-1]}")
     seen = json.loads(child.stdout.strip().splitlines()[-1])
-    registers, spills, sass = compile_for_sm90(seen["path"], dtype, seen["out_dtypes"], seen["blocks"], seen["warps"])
+    path = without_branch(seen["path"], skip) if skip else seen["path"]
+    registers, spills, sass = compile_for_sm90(path, dtype, seen["out_dtypes"], seen["blocks"], seen["warps"], maxnreg)
     return seen, registers, spills, opcodes(sass)
 
 
@@ -163,6 +182,8 @@ def main():
     parser.add_argument("--survey", help="dtypes, comma-separated: every float op of the op tests")
     parser.add_argument("--numel", type=int, default=2**24)
     parser.add_argument("--top", type=int, default=16)
+    parser.add_argument("--maxnreg", type=int, default=0, help="hold ptxas to this many registers a thread")
+    parser.add_argument("--skip", default="", help="fold the branch `if SKIP:` away (e.g. some_far)")
     parser.add_argument("--generate", action="store_true", help=argparse.SUPPRESS)  # the child process
     args = parser.parse_args()
     if args.generate:
@@ -173,11 +194,13 @@ def main():
         survey(args.survey.split(","), args.numel)
         return
     try:
-        seen, registers, spills, counts = read(args.op, args.dtype, args.numel)
+        seen, registers, spills, counts = read(args.op, args.dtype, args.numel, args.maxnreg, args.skip)
     except RuntimeError as error:
         sys.exit(str(error))
     elements = per_thread(seen)
-    print(f"{args.op} {args.dtype}, {args.numel} elements: blocks {seen['blocks']}, {seen['warps']} warps "
+    held = f", maxnreg {args.maxnreg}" if args.maxnreg else ""
+    skipped = f", without `if {args.skip}:`" if args.skip else ""
+    print(f"{args.op} {args.dtype}{held}{skipped}, {args.numel} elements: blocks {seen['blocks']}, {seen['warps']} warps "
           f"({elements:g} elements a thread); {registers} registers, {spills} bytes of stack; "
           f"{sum(counts.values())} SASS instructions, {sum(counts.values()) / elements:.0f} an element")
     print("  " + ", ".join(f"{name} {n}" for name, n in counts.most_common(args.top)))
