@@ -848,19 +848,32 @@ def test_sass_counts_reads_the_kernel_a_launch_would_compile():
     """benchmarks/experiments/sass_counts: the CUDA kernel of ops.add (float32) and of ops.bessel_j0 (float64),
     generated with no GPU and compiled for sm_90 by Triton's ptxas, as the launch would (its block, warps and
     dependent launch): the add's SASS adds in float32, loads and stores; the float64 J0's blocks are the heavy
-    math's 256 elements, its reduction a barrier, its arithmetic float64."""
+    math's 256 elements, its reduction a barrier, its arithmetic float64. `--skip some_far` folds J0's Hankel
+    branch away (fewer registers and instructions), `--maxnreg 48` holds ptxas to 48 registers, and
+    `polygamma:1` passes the order first (float64 trigamma's kernel)."""
+    import re
     import subprocess
     import sys
 
-    def counts(op, dtype):
+    def counts(op, dtype, *options):
         out = subprocess.run([sys.executable, "-m", "benchmarks.experiments.sass_counts", op, dtype, "--numel",
-                              str(2**24), "--top", "100"], capture_output=True, text=True, check=True).stdout
-        first, mix = out.splitlines()[:2]
-        return first, dict((name, int(n)) for name, n in (item.split() for item in mix.strip().split(", ")))
+                              str(2**24), "--top", "100", *options], capture_output=True, text=True, check=True).stdout
+        first, mix, module = out.splitlines()[:3]
+        return first, dict((name, int(n)) for name, n in (item.split() for item in mix.strip().split(", "))), module
 
-    first, mix = counts("add", "float32")
+    def registers(first):
+        return int(re.search(r"(\d+) registers", first).group(1))
+
+    first, mix, _ = counts("add", "float32")
     assert "blocks [1024], 4 warps" in first and "registers" in first
     assert mix["FADD"] >= 1 and mix["LDG"] >= 2 and mix["STG"] >= 1 and "DADD" not in mix
-    first, mix = counts("bessel_j0", "float64")
+    first, mix, _ = counts("bessel_j0", "float64")
     assert "blocks [256], 4 warps" in first
     assert mix["DMUL"] > 50 and mix["BAR"] >= 1
+    skipped, skipped_mix, _ = counts("bessel_j0", "float64", "--skip", "some_far")
+    assert "without `if some_far:`" in skipped and registers(skipped) < registers(first)
+    assert sum(skipped_mix.values()) < sum(mix.values()) / 2
+    held, _, _ = counts("bessel_j0", "float64", "--maxnreg", "48")
+    assert "maxnreg 48" in held and registers(held) <= 48 < registers(first)
+    _, _, module = counts("polygamma:1", "float64")
+    assert module.strip().startswith("trigamma_kernel_rank1_f64_")
