@@ -118,6 +118,20 @@ def compile_for_sm90(path: str, in_dtype: str, out_dtypes: list, blocks: list, w
     return registers, spills, sass
 
 
+def spill_sites(sass: str) -> tuple:
+    """(local loads and stores, how many of them lie in the longest forward jump after the block's last barrier):
+    the body of a block-uniform branch (portable_sides), which the blocks that skip it never run. Spills beside
+    it sit in the slow-path subroutines (a division's, libdevice's) that follow the kernel's body."""
+    instructions = [(int(m.group(1), 16), m.group(2)) for m in re.finditer(r"/\*([0-9a-f]{4,5})\*/\s+([^;]*);", sass)]
+    barriers = [address for address, text in instructions if text.startswith("BAR.SYNC")]
+    jumps = [(address, int(m.group(1), 16)) for address, text in instructions
+             if barriers and address > barriers[-1] and "BRA" in text
+             for m in [re.search(r"BRA\S*\s+(?:\S+,\s*)?(0x[0-9a-f]+)", text)] if m]
+    start, end = max(jumps, key=lambda jump: jump[1] - jump[0], default=(0, 0))
+    local = [address for address, text in instructions if re.match(r"(LDL|STL)\b", text)]
+    return len(local), sum(start < address < end for address in local)
+
+
 def opcodes(sass: str) -> collections.Counter:
     """The SASS instructions' opcodes (predicates and modifiers left out: `@!P0 FFMA.FTZ` is FFMA)."""
     found = re.findall(r"/\*[0-9a-f]{4,5}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)", sass)
@@ -146,7 +160,7 @@ def read(op: str, dtype: str, numel: int, maxnreg: int = 0, skip: str = "") -> t
     seen = json.loads(child.stdout.strip().splitlines()[-1])
     path = without_branch(seen["path"], skip) if skip else seen["path"]
     registers, spills, sass = compile_for_sm90(path, dtype, seen["out_dtypes"], seen["blocks"], seen["warps"], maxnreg)
-    return seen, registers, spills, opcodes(sass)
+    return seen, registers, spills, opcodes(sass), spill_sites(sass)
 
 
 def per_thread(seen: dict) -> float:
@@ -165,7 +179,7 @@ def survey(dtypes: list, numel: int):
     for dtype in dtypes:
         for op in names:
             try:
-                seen, registers, spills, counts = read(op, dtype, numel)
+                seen, registers, spills, counts, _ = read(op, dtype, numel)
             except RuntimeError:
                 continue  # an op whose tensors must be of another kind (where's condition)
             rows.append((spills, registers, f"{op:28} {dtype:8} blocks {str(seen['blocks']):12} {seen['warps']} warps  "
@@ -194,7 +208,8 @@ def main():
         survey(args.survey.split(","), args.numel)
         return
     try:
-        seen, registers, spills, counts = read(args.op, args.dtype, args.numel, args.maxnreg, args.skip)
+        seen, registers, spills, counts, (local, in_branch) = read(args.op, args.dtype, args.numel, args.maxnreg,
+                                                                   args.skip)
     except RuntimeError as error:
         sys.exit(str(error))
     elements = per_thread(seen)
@@ -205,6 +220,9 @@ def main():
           f"{sum(counts.values())} SASS instructions, {sum(counts.values()) / elements:.0f} an element")
     print("  " + ", ".join(f"{name} {n}" for name, n in counts.most_common(args.top)))
     print(f"  {os.path.basename(seen['path'])}")
+    if local:
+        print(f"  LDL/STL {local}, {in_branch} of them in the longest forward branch after the block's last barrier "
+              f"(a block-uniform branch's body; the rest in slow-path subroutines)")
 
 
 if __name__ == "__main__":
