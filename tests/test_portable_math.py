@@ -380,17 +380,29 @@ def test_generator_rules_take_a_union_of_block_uniform_tests_only():
         assert_follows_generator_rules(_element_branch, {"portable_sides"}, set())
 
 
+def helper_tree(name):
+    """portable_<name>'s source as an AST."""
+    return ast.parse(textwrap.dedent(inspect.getsource(FUNCS[name])))
+
+
+def divisions_in(node) -> list:
+    """The `/` expressions below `node`: CUDA runs the composites in float64, where each is a dozen instructions."""
+    return [n for n in ast.walk(node) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div)]
+
+
+def attribute_calls_in(node) -> set:
+    """The attribute names called below `node` (tl.math.sin is `sin`)."""
+    return {n.func.attr for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)}
+
+
 def test_trigamma_divides_once_but_to_reflect():
     """CUDA runs portable_trigamma in float64, the GPU's slower pipe, where a division is a dozen instructions:
     one division serves the steps' fraction and the series' 1 / w; the reflection (x < 0 only) divides once more
     and calls no sine."""
-    tree = ast.parse(textwrap.dedent(inspect.getsource(FUNCS["trigamma"])))
+    tree = helper_tree("trigamma")
     (reflection,) = [node for node in ast.walk(tree) if isinstance(node, ast.If) and node.test.id == "some_negative"]
-    def divisions(node):
-        return sum(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) for n in ast.walk(node))
-    assert (divisions(tree), divisions(reflection)) == (2, 1)
-    assert not {n.func.attr for n in ast.walk(tree) if isinstance(n, ast.Call)
-                and isinstance(n.func, ast.Attribute)} & {"sin", "cos"}
+    assert (len(divisions_in(tree)), len(divisions_in(reflection))) == (2, 1)
+    assert not attribute_calls_in(tree) & {"sin", "cos"}
 
 
 def test_digamma_divides_twice_and_calls_no_sine():
@@ -398,10 +410,9 @@ def test_digamma_divides_twice_and_calls_no_sine():
     thirteen divisions and two sins it ran 0.28x eager on an H200, with two and none 0.93x
     (benchmarks/results/experiment_float64_h200.txt). Straight-line code computes every branch, so each
     one added costs every element."""
-    tree = ast.parse(textwrap.dedent(inspect.getsource(FUNCS["digamma"])))
-    divisions = [node for node in ast.walk(tree) if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)]
-    calls = {node.func.attr for node in ast.walk(tree) if isinstance(node, ast.Call)
-             and isinstance(node.func, ast.Attribute)}
+    tree = helper_tree("digamma")
+    divisions = divisions_in(tree)
+    calls = attribute_calls_in(tree)
     assert len(divisions) == 2, [ast.unparse(node) for node in divisions]
     assert not calls & {"sin", "cos"}, calls
 
@@ -859,13 +870,13 @@ def test_sides_answers_both_tests_of_each_block(scalar, tmp_path):
 def test_bessel_jy_divide_twice():
     """5/x and one quotient for both branches: CUDA runs these in float64, where a division is a dozen
     instructions (test_digamma_divides_twice_and_calls_no_sine)."""
-    def divisions(fn):
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    def divisions(name):  # its own and its helpers'
+        tree = helper_tree(name)
         called = {node.func.id for node in ast.walk(tree)
                   if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
-        own = sum(isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) for node in ast.walk(tree))
-        return own + sum(divisions(FUNCS[c[len("portable_"):]]) for c in called if c.startswith("portable_"))
-    assert [divisions(FUNCS[name]) for name in BESSEL_JY] == [2, 2, 2, 2]
+        return len(divisions_in(tree)) + sum(divisions(c[len("portable_"):]) for c in called
+                                             if c.startswith("portable_"))
+    assert [divisions(name) for name in BESSEL_JY] == [2, 2, 2, 2]
 
 
 # relative error against the correctly rounded value (tritonize.math's) measured on these domains: 6.4e-16
