@@ -676,6 +676,25 @@ def launch_shape(device: torch.device, sizes: tuple, tile, costly_calls: int = 0
     return (min(CPU_MAX_BLOCK, max(16, _next_power_of_two(math.prod(sizes)))),), 1
 
 
+# the registers a thread of a flat CUDA launch of a kernel whose heavy branch blocks may skip
+# (math_table.caps_registers), by whether some operand is WIDE_ELEMENT_BYTES wide (0: ptxas chooses).
+# benchmarks/experiments/register_caps.py on an H100 at 2^24 (results/experiment_register_caps_h100.txt):
+# float64 J0, J1, Y0 and Y1 take 70-72 registers, 7 blocks of 4 warps an SM; at 64 (8 blocks) blocks below
+# 5 ran 4.5-11% faster (Y0 on [0, 2] 149.8 -> 135.0 us), blocks above it 0.5-2% faster, and data across 5
+# 1.7-3.6% slower (J0 on [-30, 30] 224.7 -> 232.8). Fewer registers spill the Hankel branch: at 56, blocks
+# above 5 took 1.2-1.4x as long, at 40 2.9-3.0x. float32 kernels (55-56 registers) gain at most 2% below 5 at
+# 48 and lose 4-5% above it, and at 32 (J0 below 5: 54.8 -> 50.0 us) take 2-2.4x as long above it: uncapped
+CAPPED_REGISTERS = {False: 0, True: 64}
+
+
+def max_registers(device: torch.device, tile, element_bytes: int, caps: bool) -> int:
+    """Specialization.max_registers of a launch: CAPPED_REGISTERS's for flat CUDA launches of kernels that cap
+    their registers (`caps`: math_table.caps_registers), 0 (ptxas chooses) for the rest."""
+    if not caps or tile is not None or device.type != "cuda":
+        return 0
+    return CAPPED_REGISTERS[element_bytes >= WIDE_ELEMENT_BYTES]
+
+
 def dependent_block(block: int, warps: int, bytes_per_element: float, element_bytes: int,
                     gathered: bool, wide_threads: bool = False) -> tuple[int, int]:
     """(block, warps) of a flat walk launched as a programmatic dependent: `block` doubled (at most

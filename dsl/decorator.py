@@ -24,7 +24,7 @@ from tritonize.errors import (ArgumentCountError, BroadcastError, CallError, DSL
 from tritonize.passes import (ParamSpec, Specialization, derive_backward, generate_module, infer_output_types,
                               infer_value_types, run_frontend)
 from tritonize.passes.ast_tools import names_read
-from tritonize.passes.math_table import (calls_heavy_math, costly_calls, gains_from_wide_threads,
+from tritonize.passes.math_table import (calls_heavy_math, caps_registers, costly_calls, gains_from_wide_threads,
                                            prefers_toolkit_libdevice)
 from tritonize.passes.type_rules import PYTHON, SHORT_NAMES, by_value_dtype
 from tritonize.promotion import normalize, output_dtype
@@ -81,6 +81,7 @@ class PointwiseFunction:
         self._costly_calls = costly_calls(ctx.tree)  # chooses launch shapes (call.launch_shape)
         self._wide_threads = gains_from_wide_threads(ctx.tree)  # see call.dependent_block
         self._heavy_math = calls_heavy_math(ctx.tree)  # see call.launch_shape
+        self._caps_registers = caps_registers(ctx.tree)  # see call.max_registers
         # see Specialization.toolkit_libdevice: without a float32 tensor, and with one
         self._toolkit_libdevice = (prefers_toolkit_libdevice(ctx.tree), prefers_toolkit_libdevice(ctx.tree, True))
         # the parameters the function reads: a tensor it never reads is not loaded (fill's input),
@@ -570,7 +571,8 @@ class PointwiseFunction:
             rank=len(sizes), device_type=device.type,
             opmath=all(rule.opmath for rule in self.promotion), tile=tile,
             result_dtypes=result_dtypes if result_dtypes != out_dtypes else (),  # out= of other dtypes
-            broadcast_dims=call.broadcast_dims(inputs), toolkit_libdevice=False, paired=paired, **choices)
+            broadcast_dims=call.broadcast_dims(inputs), toolkit_libdevice=False, paired=paired,
+            max_registers=call.max_registers(device, tile, traits[1], self._caps_registers), **choices)
         toolkit = self._toolkit_libdevice[spec.float32_tensors]
         if device.type == "cuda" and toolkit and extern_libs() is not None:
             spec = dataclasses.replace(spec, toolkit_libdevice=True)

@@ -284,6 +284,9 @@ def _runs_on(plan, spec, costly_calls: int = 0, wide_threads: bool = False, heav
                        f"addressed by the flat index (vector accesses across rows)")
     if plan.device.type == "cuda":
         kept = "; its loads ask the L2 to keep their lines (evict_last)" if spec.evict_last else ""
+        if spec.max_registers:
+            kept += (f"; ptxas held to {spec.max_registers} registers a thread (maxnreg): the branch that blocks "
+                     f"of small arguments skip would otherwise set the blocks an SM holds")
         if spec.dependent_launch:
             kept += ("; launched as a programmatic dependent (PDL) of the kernel before it, whose writes it "
                      "waits for before its first load")

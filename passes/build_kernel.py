@@ -483,6 +483,7 @@ def describe_spec(spec) -> str:
     dependent = "; dependent launch (PDL)" if spec.dependent_launch else ""
     grid = "; tiles on a 2D grid" if spec.two_dimensional_grid else ""
     libdevice = "; a CUDA toolkit's libdevice" if spec.toolkit_libdevice else ""
+    capped = f"; at most {spec.max_registers} registers a thread" if spec.max_registers else ""
     dense = flat_indexed_labels(spec)
     flat = f"; {', '.join(dense)} at the flat index" if dense else ""
     labels = operand_labels(spec)
@@ -492,7 +493,7 @@ def describe_spec(spec) -> str:
     # device come first, in this order
     return (f"rank {spec.rank}, {'; '.join(parts)}; outputs: {outs}; "
             f"{dtype_name(spec.index_dtype)} indexing; {spec.device_type}{broadcast}{approximated}{kept}{unmasked}"
-            f"{flat}{paired}{grid}{libdevice}{dependent}")
+            f"{flat}{paired}{grid}{libdevice}{capped}{dependent}")
 
 
 def operand_labels(spec) -> list:

@@ -111,6 +111,8 @@ class BuildModule:
             # Python rounds every * and + on its own; contracting x * y - z into an fma made
             # p - p nonzero (its rounding error) for p = x * y. Composites call tl.math.fma.
             launch.keywords.append(ast.keyword(arg="enable_fp_fusion", value=ast.Constant(False)))
+            if self.spec.max_registers:  # see Specialization.max_registers
+                launch.keywords.append(ast.keyword(arg="maxnreg", value=ast.Constant(self.spec.max_registers)))
             if self.spec.dependent_launch:  # the kernel's gdc_wait makes starting early safe
                 launch.keywords.append(ast.keyword(arg="launch_pdl", value=ast.Constant(True)))
             # the runtime passes the libdevice to link where it chose one (dsl/launch.py: a CUDA

@@ -136,6 +136,10 @@ class Specialization:
     # split (loads) or interleaved (stores) in registers: the block's pairs, both halves of each in
     # turn, decoded so that each row of pairs is one contiguous run; else one access each
     paired: tuple[tuple[int, int], ...] = ()
+    # the registers a thread that ptxas may allocate (Triton's `maxnreg`), 0 where it chooses: flat
+    # CUDA launches of kernels whose heavy branch blocks may skip (call.max_registers), so that the
+    # branch's registers do not set the blocks an SM holds where the blocks skip it
+    max_registers: int = 0
 
     @property
     def float32_tensors(self) -> bool:

@@ -214,6 +214,20 @@ def calls_heavy_math(tree: ast.AST) -> bool:
     return bool(costly_rows(tree) & HEAVY_ROWS)
 
 
+# Heavy rows whose composites take their heavy branch per block (portable_sides: the Bessel functions' Hankel
+# expansion from 5, of four rational functions, a sine and a cosine), which blocks of small arguments skip. ptxas
+# allocates a kernel's registers for its longest path, so that branch still sets the blocks an SM holds where no
+# block takes it (float64 J0: 72 registers, 39 without it; results/sass_heavy_branches_sm90.txt). A flat CUDA
+# launch of a kernel that calls them (and no other heavy row) caps its registers (call.max_registers).
+BRANCHED_HEAVY_ROWS = {"bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1"}
+
+
+def caps_registers(tree: ast.AST) -> bool:
+    """Does this (inlined) function call rows of BRANCHED_HEAVY_ROWS and no other heavy row?"""
+    heavy = costly_rows(tree) & HEAVY_ROWS
+    return bool(heavy) and heavy <= BRANCHED_HEAVY_ROWS
+
+
 def gains_from_wide_threads(tree: ast.AST) -> bool:
     """Does this (inlined) function call a row of WIDE_THREAD_ROWS, and no costly math but those
     and WIDE_THREAD_COMPANIONS (see call.dependent_block)?"""

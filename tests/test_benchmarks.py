@@ -402,6 +402,24 @@ def test_flat_walks_of_heavy_math_take_small_blocks_at_every_size(monkeypatch):
     assert calls_heavy_math(ast.parse("math.airy_ai(x)"))  # it spilled at blocks of 1024
 
 
+def test_flat_cuda_walks_of_branched_heavy_math_cap_their_registers(monkeypatch):
+    """call.max_registers: a flat CUDA walk of a kernel that caps its registers (math_table.caps_registers: it
+    calls a Bessel function, whose Hankel branch blocks may skip, and no other heavy row) takes
+    CAPPED_REGISTERS's cap for its widest element; tiles, the CPU and other kernels take 0 (ptxas chooses)."""
+    from tritonize.passes.math_table import caps_registers
+
+    monkeypatch.setattr(call, "CAPPED_REGISTERS", {False: 40, True: 56})
+    cuda, cpu = torch.device("cuda", 0), torch.device("cpu")
+    assert call.max_registers(cuda, None, 4, True) == 40 and call.max_registers(cuda, None, 2, True) == 40
+    assert call.max_registers(cuda, None, 8, True) == 56
+    assert call.max_registers(cuda, None, 8, False) == call.max_registers(cpu, None, 8, True) == 0
+    assert call.max_registers(cuda, (0, 1, ()), 4, True) == 0
+    for source in ("math.bessel_j0(x)", "math.bessel_y1(x) * math.exp(x)", "math.bessel_j1(x) + math.bessel_y0(x)"):
+        assert caps_registers(ast.parse(source)), source
+    for source in ("math.airy_ai(x)", "math.airy_ai(x) + math.bessel_j0(x)", "math.exp(x)", "math.i0e(x)"):
+        assert not caps_registers(ast.parse(source)), source
+
+
 def test_dependent_16_bit_blocks_of_wide_thread_math_keep_their_warps(monkeypatch):
     """call.dependent_block with `wide_threads`: a grown 16-bit block keeps 4 warps (16 elements a
     thread) where the kernel's math gains from it (math_table.gains_from_wide_threads); wider
@@ -848,7 +866,8 @@ def test_sass_counts_reads_the_kernel_a_launch_would_compile():
     """benchmarks/experiments/sass_counts: the CUDA kernel of ops.add (float32) and of ops.bessel_j0 (float64),
     generated with no GPU and compiled for sm_90 by Triton's ptxas, as the launch would (its block, warps and
     dependent launch): the add's SASS adds in float32, loads and stores; the float64 J0's blocks are the heavy
-    math's 256 elements, its reduction a barrier, its arithmetic float64. `--skip some_far` folds J0's Hankel
+    math's 256 elements held to call.CAPPED_REGISTERS's registers, its reduction a barrier, its arithmetic float64.
+    `--skip some_far` folds J0's Hankel
     branch away (fewer registers and instructions), `--maxnreg 48` holds ptxas to 48 registers (its spills in that
     branch's body), and `polygamma:1` passes the order first (float64 trigamma's kernel)."""
     import re
@@ -869,6 +888,7 @@ def test_sass_counts_reads_the_kernel_a_launch_would_compile():
     assert mix["FADD"] >= 1 and mix["LDG"] >= 2 and mix["STG"] >= 1 and "DADD" not in mix
     first, mix, _ = counts("bessel_j0", "float64")
     assert "blocks [256], 4 warps" in first
+    assert 48 < registers(first) <= call.CAPPED_REGISTERS[True]  # the launch's own cap (maxnreg=64)
     assert mix["DMUL"] > 50 and mix["BAR"] >= 1
     skipped, skipped_mix, _ = counts("bessel_j0", "float64", "--skip", "some_far")
     assert "without `if some_far:`" in skipped and registers(skipped) < registers(first)

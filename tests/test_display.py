@@ -211,6 +211,22 @@ def test_runs_on_says_how_costly_math_sizes_cuda_tiles():
         assert words is None or words in on_cuda
 
 
+def test_runs_on_says_when_ptxas_is_held_to_fewer_registers():
+    """explain()'s launch line for a CUDA launch with Specialization.max_registers names the cap and why; an
+    uncapped launch and the CPU say nothing of it."""
+    import dataclasses
+
+    from tritonize import display
+    from tritonize.ops import math_ops
+
+    plan, spec = math_ops.bessel_j0_kernel.plan((torch.randn(4096),), {}, None)
+    cuda_plan = dataclasses.replace(plan, device=torch.device("cuda", 0))
+    capped = display._runs_on(cuda_plan, dataclasses.replace(spec, device_type="cuda", max_registers=40))
+    assert "ptxas held to 40 registers a thread (maxnreg)" in capped and "blocks of small arguments skip" in capped
+    assert "maxnreg" not in display._runs_on(cuda_plan, dataclasses.replace(spec, device_type="cuda"))
+    assert "maxnreg" not in display._runs_on(plan, spec)
+
+
 def test_runs_on_says_what_a_dependent_flat_block_moves():
     """explain()'s launch line for a flat CUDA walk launched as a programmatic dependent says how
     many bytes a block moves and why blocks grow to 6 KiB; launches that are not dependent, tiles

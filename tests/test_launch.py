@@ -1174,6 +1174,69 @@ def test_the_environment_chooses_first(tmp_path):
         toolkit_libdevice({"TRITONIZE_LIBDEVICE": str(tmp_path / "nothing.bc")}, None, [])
 
 
+def test_capped_kernels_launch_with_maxnreg_and_say_so(monkeypatch):
+    """Specialization.max_registers: a CUDA module launches its kernel with `maxnreg=N` and its header says so;
+    one without a cap passes none. The decorator plans the cap through call.max_registers with the function's
+    math_table.caps_registers: the Bessel functions' kernels ask, airy_ai's and exp's do not."""
+    import ast
+
+    from tritonize import call
+    from tritonize.ops import math_ops
+
+    x = torch.randn(300, dtype=torch.float64)
+    for cap in (48, 64):
+        source, _ = cuda_kernel(math_ops.bessel_j0_kernel, (x,), max_registers=cap)
+        launch = next(node for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)
+                      and node.name == "launch")
+        held = [k.value.value for node in ast.walk(launch) if isinstance(node, ast.Call)
+                for k in node.keywords if k.arg == "maxnreg"]
+        assert held == [cap]
+        assert f"at most {cap} registers a thread" in source.splitlines()[2]  # the specialization line
+    source, _ = cuda_kernel(math_ops.bessel_j0_kernel, (x,))
+    assert "maxnreg" not in source and "registers a thread" not in source
+    asked = []
+    monkeypatch.setattr(call, "max_registers",
+                        lambda device, tile, element_bytes, caps: asked.append((tile, element_bytes, caps)) or 0)
+    for function in (math_ops.bessel_j0_kernel, math_ops.airy_ai_kernel, math_ops.exp_kernel):
+        function.plan((x,), {}, None)
+    function.plan((x.float(),), {}, None)
+    assert asked == [(None, 8, True), (None, 8, False), (None, 8, False), (None, 4, False)]
+
+
+@needs_cuda
+def test_capped_cuda_kernels_hold_their_registers():
+    """A flat CUDA launch of the op library's float64 J0 is compiled with ptxas held to call.CAPPED_REGISTERS's
+    cap (Triton's `maxnreg`), under what ptxas allocates unheld, and gives the uncapped kernel's results bit for
+    bit; float32 J0 plans the float32 cap."""
+    from tritonize import call
+    from tritonize.ops import math_ops
+
+    j0 = math_ops.bessel_j0_kernel
+
+    def launched(x):
+        """J0 of x planned afresh, and the kernel Triton compiled for it."""
+        for memo in (j0._recipes, j0._class_templates, j0._class_walks, j0._kernels):
+            memo.clear()
+        result = j0(x)
+        (compiled,) = j0._kernels.values()
+        return result, compiled
+
+    x = torch.linspace(-40.0, 40.0, 5000, dtype=torch.float64, device="cuda")
+    assert j0.plan((x.float(),), {}, None)[1].max_registers == call.CAPPED_REGISTERS[False]
+    cap = call.CAPPED_REGISTERS[True]
+    assert cap > 0 and j0.plan((x,), {}, None)[1].max_registers == cap
+    capped, compiled = launched(x)
+    assert compiled.n_regs <= cap
+    try:
+        call.CAPPED_REGISTERS[True] = 0
+        uncapped, compiled = launched(x)
+    finally:
+        call.CAPPED_REGISTERS[True] = cap
+    assert compiled.n_regs > cap  # the cap held ptxas below what it allocates unheld
+    assert torch.equal(capped, uncapped)
+    launched(x)  # no memo keeps the uncapped plan
+
+
 @needs_cuda
 def test_cuda_kernels_link_the_chosen_libdevice():
     """A CUDA op's kernel is compiled with the libdevice extern_libs() chose (Triton's own where

@@ -101,8 +101,9 @@ def compile_for_sm90(path: str, in_dtype: str, out_dtypes: list, blocks: list, w
     launch_source = open(path).read()
     options = {"num_warps": warps, "enable_fp_fusion": "enable_fp_fusion=False" not in launch_source,
                "launch_pdl": "launch_pdl=True" in launch_source}
-    if maxnreg:
-        options["maxnreg"] = maxnreg
+    held = re.search(r"maxnreg=(\d+)", launch_source)  # the launch's own cap (Specialization.max_registers)
+    if maxnreg or held:
+        options["maxnreg"] = maxnreg or int(held.group(1))
     compiled = triton.compile(triton.compiler.ASTSource(kernel, signature=signature, constexprs=constants),
                               target=GPUTarget("cuda", 90, 32), options=options)
     tools = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
