@@ -470,20 +470,65 @@ def f32_bessel_hankel1(a):
     return pp * qq, w * qp * pq, pq * qq
 
 
+# f32_sincos: the Hankel branches' sine and cosine of one argument from one reduction, libdevice's sinf and
+# cosf step for step (read from their SASS for sm_90: q = rint(a 2/pi), a - q pi/2 in three fmas, its sine or
+# cosine polynomial by q's low bit, negated by its next; cosf's q is sinf's plus 1), so bit for bit theirs below
+# 105615, where their Payne-Hanek reduction starts. Two calls held its code (and its local array) beside the
+# branch: float32 J0 took 64 registers, 39 with the trigonometry taken out (sass_counts, Triton 3.9's ptxas), so
+# the callers take tl.math.sin and cos only in blocks with an argument from 105615 (or an infinity), and in
+# every block where tl.math.fma rounds twice (f32_fma_rounds_apart), where q pi/2 would be off by half its ulp.
+def f32_fma_rounds_apart(a):
+    """Does tl.math.fma round the product apart (Triton 3.6's interpreter does), as a block of a's shape: fma(c, c, -(c c)) is c c's rounding error, 2^-46 for c = 1 + 2^-23, and 0 after two roundings."""
+    c = tl.full(a.shape, 1.0000001192092896, tl.float32)
+    return tl.math.fma(c, c, (c * c) * -1.0) == 0.0
+
+
+def f32_sincos(a):
+    """sin a and cos a in float32 for |a| < 105615: q = rint(a 2/pi) by adding 1.5 * 2^23, r = a - q pi/2 in three fmas, libdevice's sinf and cosf polynomials of r chosen and signed by q."""
+    shifted = a * 0.6366197466850281 + 12582912.0
+    q = shifted - 12582912.0
+    quadrant = shifted.to(tl.int32, bitcast=True)
+    r = tl.math.fma(q, -1.570796251296997, a)
+    r = tl.math.fma(q, -7.549789415861596e-08, r)
+    r = tl.math.fma(q, -5.390302953474238e-15, r)
+    r2 = r * r
+    sine = tl.math.fma(r2, -0.00019574658654164523, 0.00833270326256752)
+    sine = tl.math.fma(r2, sine, -0.16666662693023682)
+    sine = tl.math.fma(tl.math.fma(r2, r, 0.0), sine, r)
+    cosine = tl.math.fma(r2, 2.4279579520225525e-05, -0.0013887860113754869)
+    cosine = tl.math.fma(r2, cosine, 0.041666727513074875)
+    cosine = tl.math.fma(r2, cosine, -0.4999999701976776)
+    cosine = tl.math.fma(r2, cosine, 1.0)
+    odd = (quadrant & 1) != 0
+    s = tl.where(odd, cosine, sine)
+    c = tl.where(odd, sine, cosine)
+    # libdevice negates as fma(v, -1, 0): a zero comes out +0
+    s = tl.where((quadrant & 2) != 0, tl.math.fma(s, -1.0, 0.0), s)
+    c = tl.where(((quadrant + 1) & 2) != 0, tl.math.fma(c, -1.0, 0.0), c)
+    return s, c
+
+
 # f32_bessel_j0: even, 1 at +-0, nan at nan, 0.0 at +-inf (as portable_bessel_j0)
 def f32_bessel_j0(x):
     """J0 in float32: f32_bessel_small0 to |x| = 5, above (P (cos a + sin a) - w Q (sin a - cos a)) / sqrt(pi a) (f32_bessel_hankel0), each branch in blocks that have such elements."""
     a = tl.abs(x)
     near = a <= 5.0
+    huge = (a >= 105615.0) | f32_fma_rounds_apart(a)
     num = tl.full(x.shape, 0.0, tl.float32)
     den = num + 1.0
-    some_near, some_far = portable_sides(near)
+    huge_s = num
+    huge_c = num
+    some_near, some_far, some_huge = portable_sides_and_any(near, huge)
+    if some_huge:
+        huge_s = tl.math.sin(a)
+        huge_c = tl.math.cos(a)
     if some_near:
         num, den = f32_bessel_small0(a)
     if some_far:
         p, q, d = f32_bessel_hankel0(a)
-        s = tl.math.sin(a)
-        c = tl.math.cos(a)
+        s, c = f32_sincos(a)
+        s = tl.where(huge, huge_s, s)
+        c = tl.where(huge, huge_c, c)
         num = tl.where(near, num, p * (c + s) - q * (s - c))
         den = tl.where(near, den, d * tl.math.sqrt_rn(a) * 1.7724539041519165)
     r = tl.math.div_rn(num, den)
@@ -497,16 +542,23 @@ def f32_bessel_j1(x):
     """J1 in float32: x times f32_bessel_small1 to |x| = 5, above (P (sin a - cos a) + w Q (sin a + cos a)) / sqrt(pi a) with x's sign (f32_bessel_hankel1), each branch in blocks that have such elements."""
     a = tl.abs(x)
     near = a <= 5.0
+    huge = (a >= 105615.0) | f32_fma_rounds_apart(a)
     num = tl.full(x.shape, 0.0, tl.float32)
     den = num + 1.0
-    some_near, some_far = portable_sides(near)
+    huge_s = num
+    huge_c = num
+    some_near, some_far, some_huge = portable_sides_and_any(near, huge)
+    if some_huge:
+        huge_s = tl.math.sin(a)
+        huge_c = tl.math.cos(a)
     if some_near:
         num, den = f32_bessel_small1(a)
         num = x * num
     if some_far:
         p, q, d = f32_bessel_hankel1(a)
-        s = tl.math.sin(a)
-        c = tl.math.cos(a)
+        s, c = f32_sincos(a)
+        s = tl.where(huge, huge_s, s)
+        c = tl.where(huge, huge_c, c)
         big = p * (s - c) + q * (s + c)
         num = tl.where(near, num, tl.where(x < 0.0, big * -1.0, big))
         den = tl.where(near, den, d * tl.math.sqrt_rn(a) * 1.7724539041519165)
@@ -527,8 +579,14 @@ def f32_bessel_log(x):
 def f32_bessel_y0(x):
     """Y0 in float32: YP(z) / YQ(z) + (2/pi) ln(x) J0(x) to 5 (J0 from f32_bessel_small0, YP about z = 15), above (P (sin x - cos x) + w Q (cos x + sin x)) / sqrt(pi x) (f32_bessel_hankel0), each branch in blocks that have such elements."""
     near = x <= 5.0
+    huge = (x >= 105615.0) | f32_fma_rounds_apart(x)
     r = tl.full(x.shape, 0.0, tl.float32)
-    some_near, some_far = portable_sides(near)
+    huge_s = r
+    huge_c = r
+    some_near, some_far, some_huge = portable_sides_and_any(near, huge)
+    if some_huge:
+        huge_s = tl.math.sin(x)
+        huge_c = tl.math.cos(x)
     if some_near:
         num, den = f32_bessel_small0(x)
         z = x * x
@@ -556,8 +614,9 @@ def f32_bessel_y0(x):
         r = tl.math.div_rn(top, yq * den)
     if some_far:
         p, q, d = f32_bessel_hankel0(x)
-        s = tl.math.sin(x)
-        c = tl.math.cos(x)
+        s, c = f32_sincos(x)
+        s = tl.where(huge, huge_s, s)
+        c = tl.where(huge, huge_c, c)
         big = tl.math.div_rn(p * (s - c) + q * (c + s), d * tl.math.sqrt_rn(x) * 1.7724539041519165)
         r = tl.where(near, r, big)
     r = tl.where(x == float("inf"), 0.0, r)
@@ -569,8 +628,14 @@ def f32_bessel_y0(x):
 def f32_bessel_y1(x):
     """Y1 in float32: x YP(z) / YQ(z) + (2/pi) (J1(x) ln(x) - 1/x) to 5 (J1 from f32_bessel_small1, YP in float64), above (w Q (sin x - cos x) - P (sin x + cos x)) / sqrt(pi x) (f32_bessel_hankel1), each branch in blocks that have such elements."""
     near = x <= 5.0
+    huge = (x >= 105615.0) | f32_fma_rounds_apart(x)
     r = tl.full(x.shape, 0.0, tl.float32)
-    some_near, some_far = portable_sides(near)
+    huge_s = r
+    huge_c = r
+    some_near, some_far, some_huge = portable_sides_and_any(near, huge)
+    if some_huge:
+        huge_s = tl.math.sin(x)
+        huge_c = tl.math.cos(x)
     if some_near:
         num, den = f32_bessel_small1(x)
         z = x * x
@@ -589,8 +654,9 @@ def f32_bessel_y1(x):
         r = x * tl.math.div_rn(yp, yq) + (0.6366197723675814 * j1_log - tl.math.div_rn(0.6366197723675814, x))
     if some_far:
         p, q, d = f32_bessel_hankel1(x)
-        s = tl.math.sin(x)
-        c = tl.math.cos(x)
+        s, c = f32_sincos(x)
+        s = tl.where(huge, huge_s, s)
+        c = tl.where(huge, huge_c, c)
         big = tl.math.div_rn(q * (s - c) - p * (s + c), d * tl.math.sqrt_rn(x) * 1.7724539041519165)
         r = tl.where(near, r, big)
     r = tl.where(x == float("inf"), 0.0, r)

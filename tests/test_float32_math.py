@@ -44,7 +44,12 @@ def load_module(tmp_path_factory, helper: str, jit: bool, arity: int = 1, shape:
              "    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
              f"    tl.store(out_ptr + i, {stored.format(f'{helper}({loads})')}, mask=i < n)\n")
     suffix = "" if shape == "1-D" else f"_{shape.replace('-', '')}"
-    path = tmp_path_factory.mktemp("float32_math") / f"{helper}_{'jit' if jit else 'interpreted'}{suffix}.py"
+    return import_text(tmp_path_factory, f"{helper}_{'jit' if jit else 'interpreted'}{suffix}", text)
+
+
+def import_text(tmp_path_factory, stem: str, text: str):
+    """The module of source `text`, written to a file named `stem` and imported from it."""
+    path = tmp_path_factory.mktemp("float32_math") / f"{stem}.py"
     path.write_text(text)
     spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
@@ -656,3 +661,77 @@ def test_math_table_float32_templates_name_helpers_of_float32_math():
     for fname, template in templates.items():
         called = ast.parse(template, mode="eval").body.func.id
         assert called in HELPERS and is_helper(called), fname
+
+
+def sincos_module(tmp_path_factory, jit: bool):
+    """f32_sincos and f32_fma_rounds_apart (as the generator copies them) and a kernel that stores, for each
+    element, f32_sincos's sine and cosine, tl.math.sin's and cos's, and whether fma rounds apart."""
+    helpers = math_helpers({"f32_sincos", "f32_fma_rounds_apart"})
+    for function in helpers:
+        function.decorator_list = [ast.parse("triton.jit", mode="eval").body] if jit else []
+    text = "import triton\nimport triton.language as tl\n\n\n" + ast.unparse(ast.Module(body=helpers, type_ignores=[]))
+    text += ("\n\n\n" + ("@triton.jit\n" if jit else "")
+             + "def sincos_kernel(x_ptr, s_ptr, c_ptr, sin_ptr, cos_ptr, apart_ptr, n, BLOCK: tl.constexpr):\n"
+             "    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+             "    x = tl.load(x_ptr + i, mask=i < n, other=0.0)\n"
+             "    s, c = f32_sincos(x)\n"
+             "    tl.store(s_ptr + i, s, mask=i < n)\n"
+             "    tl.store(c_ptr + i, c, mask=i < n)\n"
+             "    tl.store(sin_ptr + i, tl.math.sin(x), mask=i < n)\n"
+             "    tl.store(cos_ptr + i, tl.math.cos(x), mask=i < n)\n"
+             "    tl.store(apart_ptr + i, f32_fma_rounds_apart(x).to(tl.int32), mask=i < n)\n")
+    module = import_text(tmp_path_factory, f"f32_sincos_{'jit' if jit else 'interpreted'}", text)
+    return module.sincos_kernel if jit else InterpretedFunction(module.sincos_kernel)
+
+
+def run_sincos(kernel, x):
+    """(f32_sincos's sine, its cosine, tl.math.sin, tl.math.cos, fma rounds apart) of float32 x on x's device."""
+    outputs = [torch.empty_like(x) for _ in range(4)] + [torch.empty(x.shape, dtype=torch.int32, device=x.device)]
+    # the op library's launches keep subnormals (enable_reflect_ftz=False), and libdevice's sinf follows them
+    options = {"enable_reflect_ftz": False} if x.is_cuda else {}
+    with numpy.errstate(all="ignore"):
+        kernel[(triton.cdiv(x.numel(), 1024),)](x, *outputs, x.numel(), BLOCK=1024, **options)
+    return outputs
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_f32_sincos_is_within_two_ulp_below_105615(device, tmp_path_factory):
+    """f32_sincos (the Bessel functions' Hankel branches) against float64 sin and cos on |x| < 105615: within 2 ulp
+    (libdevice's sinf and cosf bound), at and next to the multiples of pi/2 (where the reduction cancels) too;
+    +-0 keep sin's sign. Where tl.math.fma rounds the product apart (Triton 3.6's interpreter), the reduction
+    cannot hold that, and f32_fma_rounds_apart says so, which sends the callers to tl.math.sin and cos."""
+    kernel = sincos_module(tmp_path_factory, jit=device == "cuda")
+    generator = torch.Generator().manual_seed(6)
+    multiples = (torch.arange(1, 67_000, 7, dtype=torch.float64) * (math.pi / 2)).float()
+    x = torch.cat([torch.linspace(-105614.0, 105614.0, 200_001), torch.rand(50_000, generator=generator) * 20 - 10,
+                   torch.logspace(-40, 5, 2_001), multiples, torch.nextafter(multiples, torch.tensor(0.0)),
+                   torch.nextafter(multiples, torch.tensor(1e6)), torch.tensor([0.0, -0.0, 105614.99])])
+    x = torch.cat([x, -x])
+    s, c, _, _, apart = (out.cpu() for out in run_sincos(kernel, x.to(device)))
+    rounds_apart = bool(apart.bool().all())
+    assert bool(apart.bool().any()) is rounds_apart  # one answer for every element
+    if device == "cuda":
+        assert not rounds_apart
+    if rounds_apart:
+        return  # the callers never read f32_sincos here (f32_bessel_j0 ...): test_f32_bessel_jy_* hold them
+    for got, exact in ((s, torch.sin(x.double())), (c, torch.cos(x.double()))):
+        error = ulps(got, exact)
+        worst = int(error.argmax())
+        assert error.max() <= 2.0, f"{error.max():.2f} ulp at x = {x[worst].item()!r}"
+    zero = x == 0.0
+    assert torch.equal(s[zero].signbit(), x[zero].signbit()) and bool((c[zero] == 1.0).all())
+
+
+@pytest.mark.skipif(not GPU, reason="libdevice's sinf and cosf run compiled")
+def test_f32_sincos_is_libdevices_sinf_and_cosf_bit_for_bit_below_105615(tmp_path_factory):
+    """Compiled, f32_sincos gives tl.math.sin's and tl.math.cos's (libdevice's sinf and cosf) bits on every float32
+    of |x| < 105615, where they reduce as it does (NaN for NaN)."""
+    kernel = sincos_module(tmp_path_factory, jit=True)
+    bound = int(numpy.float32(105615.0).view(numpy.int32))
+    for start in range(0, bound, 2**26):
+        magnitude = torch.arange(start, min(start + 2**26, bound), dtype=torch.int32, device="cuda").view(torch.float32)
+        for x in (magnitude, -magnitude):
+            s, c, sin, cos, apart = run_sincos(kernel, x)
+            assert not bool(apart.bool().any())
+            assert_same_bits(s, sin, x)
+            assert_same_bits(c, cos, x)
