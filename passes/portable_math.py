@@ -1642,6 +1642,51 @@ def portable_bessel_hankel1(a):
     return pp * qq, w * qp * pq, pq * qq
 
 
+# portable_sincos: float64 sine and cosine of one argument from one reduction for the Bessel functions' Hankel
+# branches, libdevice's sin and cos step for step (read from their PTX: q = rint(a 2/pi), a - q pi/2 in three
+# fmas, the polynomial of __cudart_sin_cos_coeffs that q's low bit picks, negated by its next bit; cos's q is
+# sin's plus 1), so bit for bit theirs below 2^31, where their Payne-Hanek reduction starts; the callers take
+# tl.math.sin and cos only in blocks with an argument from 2^31 (or an infinity), and in every block where
+# tl.math.fma rounds twice (portable_fma_rounds_apart), as float32_math.f32_sincos.
+def portable_fma_rounds_apart(a):
+    """Does tl.math.fma round the product apart (Triton 3.6's interpreter does), as a block of a's shape: fma(c, c, -(c c)) is c c's rounding error, 2^-104 for c = 1 + 2^-52, and 0 after two roundings."""
+    c = tl.full(a.shape, 1.0000000000000002, tl.float64)
+    return tl.math.fma(c, c, (c * c) * -1.0) == 0.0
+
+
+def portable_sincos(a):
+    """sin a and cos a in float64 for |a| < 2^31: q = rint(a 2/pi) by adding 1.5 * 2^52, r = a - q pi/2 in three fmas, libdevice's sin and cos polynomials of r chosen and signed by q."""
+    shifted = a * 0.6366197723675814 + 6755399441055744.0
+    q = shifted - 6755399441055744.0
+    quadrant = shifted.to(tl.int64, bitcast=True)
+    r = tl.math.fma(q, tl.full([], -1.5707963267948966, tl.float64), a)
+    r = tl.math.fma(q, tl.full([], -6.123233995736757e-17, tl.float64), r)
+    r = tl.math.fma(q, tl.full([], -8.478427660368898e-32, tl.float64), r)
+    r2 = r * r
+    sine = portable_horner_start(1.5903078570611027e-10, r2, -2.5050911383645487e-08)
+    sine = portable_horner_step(sine, r2, 2.755731498463003e-06)
+    sine = portable_horner_step(sine, r2, -0.0001984126983447703)
+    sine = portable_horner_step(sine, r2, 0.008333333333329349)
+    sine = portable_horner_step(sine, r2, -0.16666666666666663)
+    sine = portable_horner_step(sine, r2, 0.0)
+    sine = tl.math.fma(sine, r, r)
+    cosine = portable_horner_start(-1.1367817304626284e-11, r2, 2.08758833785978e-09)
+    cosine = portable_horner_step(cosine, r2, -2.7557315542999557e-07)
+    cosine = portable_horner_step(cosine, r2, 2.4801587293618683e-05)
+    cosine = portable_horner_step(cosine, r2, -0.0013888888888880667)
+    cosine = portable_horner_step(cosine, r2, 0.04166666666666664)
+    cosine = portable_horner_step(cosine, r2, -0.5)
+    cosine = portable_horner_step(cosine, r2, 1.0)
+    odd = (quadrant & 1) != 0
+    s = tl.where(odd, cosine, sine)
+    c = tl.where(odd, sine, cosine)
+    # libdevice negates as fma(v, -1, 0): a zero comes out +0
+    minus_one = tl.full([], -1.0, tl.float64)
+    s = tl.where((quadrant & 2) != 0, portable_horner_step(s, minus_one, 0.0), s)
+    c = tl.where(((quadrant + 1) & 2) != 0, portable_horner_step(c, minus_one, 0.0), c)
+    return s, c
+
+
 # portable_bessel_j0: torch.special.bessel_j0; even, 1 at +-0 (1 - x^2/4 below 1e-5, as ATen's), nan at nan,
 # 0.0 at +-inf (torch: nan, the cosine of inf). Each of the four runs each branch only in blocks that have an
 # element on its side (portable_sides): a block of |x| <= 5 skips the Hankel expansion's sine and cosine, one
@@ -1650,15 +1695,22 @@ def portable_bessel_j0(x):
     """J0: portable_bessel_small0 to |x| = 5, above (P (cos a + sin a) - w Q (sin a - cos a)) / sqrt(pi a) (portable_bessel_hankel0), a = |x|, each branch in blocks that have such elements."""
     a = tl.abs(x)
     near = a <= 5.0
+    huge = (a >= 2147483648.0) | portable_fma_rounds_apart(a)
     num = tl.full(x.shape, 0.0, tl.float64)
     den = num + 1.0
-    some_near, some_far = portable_sides(near)
+    huge_s = num
+    huge_c = num
+    some_near, some_far, some_huge = portable_sides_and_any(near, huge)
+    if some_huge:
+        huge_s = tl.math.sin(a)
+        huge_c = tl.math.cos(a)
     if some_near:
         num, den = portable_bessel_small0(a * a)
     if some_far:
         p, q, d = portable_bessel_hankel0(a)
-        s = tl.math.sin(a)
-        c = tl.math.cos(a)
+        s, c = portable_sincos(a)
+        s = tl.where(huge, huge_s, s)
+        c = tl.where(huge, huge_c, c)
         num = tl.where(near, num, p * (c + s) - q * (s - c))
         den = tl.where(near, den, d * tl.math.sqrt(a) * 1.7724538509055159)
     r = num / den
@@ -1672,16 +1724,23 @@ def portable_bessel_j1(x):
     """J1: x times portable_bessel_small1 to |x| = 5, above (P (sin a - cos a) + w Q (sin a + cos a)) / sqrt(pi a) (portable_bessel_hankel1), a = |x|, x's sign, each branch in blocks that have such elements."""
     a = tl.abs(x)
     near = a <= 5.0
+    huge = (a >= 2147483648.0) | portable_fma_rounds_apart(a)
     num = tl.full(x.shape, 0.0, tl.float64)
     den = num + 1.0
-    some_near, some_far = portable_sides(near)
+    huge_s = num
+    huge_c = num
+    some_near, some_far, some_huge = portable_sides_and_any(near, huge)
+    if some_huge:
+        huge_s = tl.math.sin(a)
+        huge_c = tl.math.cos(a)
     if some_near:
         num, den = portable_bessel_small1(a * a)
         num = x * num
     if some_far:
         p, q, d = portable_bessel_hankel1(a)
-        s = tl.math.sin(a)
-        c = tl.math.cos(a)
+        s, c = portable_sincos(a)
+        s = tl.where(huge, huge_s, s)
+        c = tl.where(huge, huge_c, c)
         big = p * (s - c) + q * (s + c)
         num = tl.where(near, num, tl.where(x < 0.0, big * -1.0, big))
         den = tl.where(near, den, d * tl.math.sqrt(a) * 1.7724538509055159)
@@ -1695,9 +1754,15 @@ def portable_bessel_j1(x):
 def portable_bessel_y0(x):
     """Y0: Cephes' YP(z) / YQ(z) + (2/pi) ln(x) J0(x) to 5 over one denominator (J0 from portable_bessel_small0), above (P (sin x - cos x) + w Q (cos x + sin x)) / sqrt(pi x) (portable_bessel_hankel0), each branch in blocks that have such elements."""
     near = x <= 5.0
+    huge = (x >= 2147483648.0) | portable_fma_rounds_apart(x)
     top = tl.full(x.shape, 0.0, tl.float64)
     bottom = top + 1.0
-    some_near, some_far = portable_sides(near)
+    huge_s = top
+    huge_c = top
+    some_near, some_far, some_huge = portable_sides_and_any(near, huge)
+    if some_huge:
+        huge_s = tl.math.sin(x)
+        huge_c = tl.math.cos(x)
     if some_near:
         z = x * x
         num, den = portable_bessel_small0(z)
@@ -1721,8 +1786,9 @@ def portable_bessel_y0(x):
         bottom = yq * den
     if some_far:
         p, q, d = portable_bessel_hankel0(x)
-        s = tl.math.sin(x)
-        c = tl.math.cos(x)
+        s, c = portable_sincos(x)
+        s = tl.where(huge, huge_s, s)
+        c = tl.where(huge, huge_c, c)
         top = tl.where(near, top, p * (s - c) + q * (c + s))
         bottom = tl.where(near, bottom, d * tl.math.sqrt(x) * 1.7724538509055159)
     r = top / bottom
@@ -1736,9 +1802,15 @@ def portable_bessel_y0(x):
 def portable_bessel_y1(x):
     """Y1: Cephes' x YP(z) / YQ(z) + (2/pi) (J1(x) ln(x) - 1/x) to 5 over one denominator (J1 from portable_bessel_small1), above (w Q (sin x - cos x) - P (sin x + cos x)) / sqrt(pi x) (portable_bessel_hankel1), each branch in blocks that have such elements."""
     near = x <= 5.0
+    huge = (x >= 2147483648.0) | portable_fma_rounds_apart(x)
     top = tl.full(x.shape, 0.0, tl.float64)
     bottom = top + 1.0
-    some_near, some_far = portable_sides(near)
+    huge_s = top
+    huge_c = top
+    some_near, some_far, some_huge = portable_sides_and_any(near, huge)
+    if some_huge:
+        huge_s = tl.math.sin(x)
+        huge_c = tl.math.cos(x)
     if some_near:
         z = x * x
         num, den = portable_bessel_small1(z)
@@ -1760,8 +1832,9 @@ def portable_bessel_y1(x):
         bottom = x * yq * den
     if some_far:
         p, q, d = portable_bessel_hankel1(x)
-        s = tl.math.sin(x)
-        c = tl.math.cos(x)
+        s, c = portable_sincos(x)
+        s = tl.where(huge, huge_s, s)
+        c = tl.where(huge, huge_c, c)
         top = tl.where(near, top, q * (s - c) - p * (s + c))
         bottom = tl.where(near, bottom, d * tl.math.sqrt(x) * 1.7724538509055159)
     r = top / bottom

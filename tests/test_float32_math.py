@@ -663,10 +663,11 @@ def test_math_table_float32_templates_name_helpers_of_float32_math():
         assert called in HELPERS and is_helper(called), fname
 
 
-def sincos_module(tmp_path_factory, jit: bool):
-    """f32_sincos and f32_fma_rounds_apart (as the generator copies them) and a kernel that stores, for each
-    element, f32_sincos's sine and cosine, tl.math.sin's and cos's, and whether fma rounds apart."""
-    helpers = math_helpers({"f32_sincos", "f32_fma_rounds_apart"})
+def sincos_module(tmp_path_factory, jit: bool, prefix: str = "f32"):
+    """f32_sincos and f32_fma_rounds_apart (prefix "portable": the float64 portable_sincos and its test), as the
+    generator copies them, and a kernel that stores, for each element, their sine and cosine, tl.math.sin's and
+    cos's, and whether fma rounds apart."""
+    helpers = math_helpers({f"{prefix}_sincos", f"{prefix}_fma_rounds_apart"})
     for function in helpers:
         function.decorator_list = [ast.parse("triton.jit", mode="eval").body] if jit else []
     text = "import triton\nimport triton.language as tl\n\n\n" + ast.unparse(ast.Module(body=helpers, type_ignores=[]))
@@ -674,13 +675,13 @@ def sincos_module(tmp_path_factory, jit: bool):
              + "def sincos_kernel(x_ptr, s_ptr, c_ptr, sin_ptr, cos_ptr, apart_ptr, n, BLOCK: tl.constexpr):\n"
              "    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
              "    x = tl.load(x_ptr + i, mask=i < n, other=0.0)\n"
-             "    s, c = f32_sincos(x)\n"
+             f"    s, c = {prefix}_sincos(x)\n"
              "    tl.store(s_ptr + i, s, mask=i < n)\n"
              "    tl.store(c_ptr + i, c, mask=i < n)\n"
              "    tl.store(sin_ptr + i, tl.math.sin(x), mask=i < n)\n"
              "    tl.store(cos_ptr + i, tl.math.cos(x), mask=i < n)\n"
-             "    tl.store(apart_ptr + i, f32_fma_rounds_apart(x).to(tl.int32), mask=i < n)\n")
-    module = import_text(tmp_path_factory, f"f32_sincos_{'jit' if jit else 'interpreted'}", text)
+             f"    tl.store(apart_ptr + i, {prefix}_fma_rounds_apart(x).to(tl.int32), mask=i < n)\n")
+    module = import_text(tmp_path_factory, f"{prefix}_sincos_{'jit' if jit else 'interpreted'}", text)
     return module.sincos_kernel if jit else InterpretedFunction(module.sincos_kernel)
 
 

@@ -1022,3 +1022,60 @@ def test_gpu_jit_matches_interpreter(name):
     atol = {"lgamma": 1e-14, "digamma": 2e-14, "bessel_j0": 1e-15, "bessel_j1": 1e-15, "bessel_y0": 1e-15,
             "bessel_y1": 1e-15}.get(name, 0.0)
     assert_matches(gpu, cpu, rtol=0.0 if exact else 1e-13, atol=atol, inputs=args)
+
+
+def float64_ulps(got, exact):
+    """|got - exact| in units of the float64 spacing at exact (a float64 tensor of true values)."""
+    spacing = torch.tensor([math.ulp(v) for v in exact.tolist()], dtype=F64)
+    return (got - exact).abs() / spacing
+
+
+@pytest.mark.parametrize("device", ["cpu"] + (["cuda"] if torch.cuda.is_available() else []))
+def test_portable_sincos_is_within_two_ulp_below_2_to_31(device, tmp_path_factory):
+    """portable_sincos (the float64 Bessel functions' Hankel branches) against the true sine and cosine (mpmath) on
+    |x| < 2^31: within 2 ulp (libdevice's sin and cos bound), next to multiples of pi/2 (where the reduction
+    cancels) too; +-0 keep sin's sign. Where tl.math.fma rounds the product apart (Triton 3.6's interpreter),
+    portable_fma_rounds_apart says so, which sends the callers to tl.math.sin and cos."""
+    from test_float32_math import run_sincos, sincos_module
+
+    kernel = sincos_module(tmp_path_factory, jit=device == "cuda", prefix="portable")
+    multiples = torch.tensor([k * (math.pi / 2) for k in (1, 2, 3, 7, 100, 12345, 6_000_000, 1_000_000_007)],
+                             dtype=F64)
+    x = torch.cat([torch.tensor(_lin(-30.0, 30.0, 1_001)), torch.tensor(_geo(1e-300, 2.1e9, 1_000)), multiples,
+                   torch.nextafter(multiples, torch.tensor(0.0, dtype=F64)),
+                   torch.nextafter(multiples, torch.tensor(3e9, dtype=F64)), torch.tensor([0.0, -0.0])])
+    x = torch.cat([x, -x])
+    s, c, _, _, apart = (out.cpu() for out in run_sincos(kernel, x.to(device)))
+    rounds_apart = bool(apart.bool().all())
+    assert bool(apart.bool().any()) is rounds_apart  # one answer for every element
+    if device == "cuda":
+        assert not rounds_apart
+    if rounds_apart:
+        return  # the callers never read portable_sincos here: the Bessel tests hold them
+    for got, name in ((s, "sin"), (c, "cos")):
+        exact = _mp_ref(lambda mp, v: getattr(mp, name)(v), x)
+        error = float64_ulps(got, exact)
+        worst = int(error.argmax())
+        assert error.max() <= 2.0, f"{name}: {error.max():.2f} ulp at x = {x[worst].item()!r}"
+    zero = x == 0.0
+    assert torch.equal(s[zero].signbit(), x[zero].signbit()) and bool((c[zero] == 1.0).all())
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="libdevice's sin and cos run compiled")
+def test_portable_sincos_is_libdevices_sin_and_cos_bit_for_bit_below_2_to_31(tmp_path_factory):
+    """Compiled, portable_sincos gives tl.math.sin's and tl.math.cos's (libdevice's) bits on 2^24 float64 of every
+    magnitude below 2^31, both signs, and next to 2^20 multiples of pi/2 (NaN for NaN)."""
+    from test_float32_math import run_sincos, sincos_module
+
+    kernel = sincos_module(tmp_path_factory, jit=True, prefix="portable")
+    generator = torch.Generator(device="cuda").manual_seed(7)
+    magnitude = torch.exp2(torch.rand(2**24, generator=generator, device="cuda", dtype=F64) * 1051.0 - 1020.0)
+    sign = torch.randint(0, 2, (2**24,), generator=generator, device="cuda") * 2.0 - 1.0
+    multiples = torch.randint(1, 2**30, (2**20,), generator=generator, device="cuda").double() * (math.pi / 2)
+    for x in (sign * magnitude, multiples, torch.nextafter(multiples, torch.zeros_like(multiples))):
+        s, c, sin, cos, apart = run_sincos(kernel, x)
+        assert not bool(apart.bool().any())
+        same_s = (s.view(torch.int64) == sin.view(torch.int64)) | (s.isnan() & sin.isnan())
+        same_c = (c.view(torch.int64) == cos.view(torch.int64)) | (c.isnan() & cos.isnan())
+        assert bool(same_s.all()), f"{int((~same_s).sum())} sines differ, first at {x[~same_s][0].item()!r}"
+        assert bool(same_c.all()), f"{int((~same_c).sum())} cosines differ, first at {x[~same_c][0].item()!r}"
