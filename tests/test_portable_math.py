@@ -1036,7 +1036,7 @@ def test_portable_sincos_is_within_two_ulp_below_2_to_31(device, tmp_path_factor
     |x| < 2^31: within 2 ulp (libdevice's sin and cos bound), next to multiples of pi/2 (where the reduction
     cancels) too; +-0 keep sin's sign. Where tl.math.fma rounds the product apart (Triton 3.6's interpreter),
     portable_fma_rounds_apart says so, which sends the callers to tl.math.sin and cos."""
-    from test_float32_math import run_sincos, sincos_module
+    from test_float32_math import fma_rounds_apart, run_sincos, sincos_module
 
     kernel = sincos_module(tmp_path_factory, jit=device == "cuda", prefix="portable")
     multiples = torch.tensor([k * (math.pi / 2) for k in (1, 2, 3, 7, 100, 12345, 6_000_000, 1_000_000_007)],
@@ -1046,11 +1046,7 @@ def test_portable_sincos_is_within_two_ulp_below_2_to_31(device, tmp_path_factor
                    torch.nextafter(multiples, torch.tensor(3e9, dtype=F64)), torch.tensor([0.0, -0.0])])
     x = torch.cat([x, -x])
     s, c, _, _, apart = (out.cpu() for out in run_sincos(kernel, x.to(device)))
-    rounds_apart = bool(apart.bool().all())
-    assert bool(apart.bool().any()) is rounds_apart  # one answer for every element
-    if device == "cuda":
-        assert not rounds_apart
-    if rounds_apart:
+    if fma_rounds_apart(apart, device):
         return  # the callers never read portable_sincos here: the Bessel tests hold them
     for got, name in ((s, "sin"), (c, "cos")):
         exact = _mp_ref(lambda mp, v: getattr(mp, name)(v), x)
