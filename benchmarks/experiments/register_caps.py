@@ -18,9 +18,9 @@ import triton
 
 import tritonize
 import tritonize.ops
-from tritonize import call, decorator
-from tritonize.ops import math_ops
+from tritonize import call
 from benchmarks.experiments import best_us
+from benchmarks.experiments.heavy_blocks import kernels
 
 DOMAINS = {"bessel_j0": ((-2.0, 2.0), (-30.0, 30.0), (25.0, 400.0)),
            "bessel_j1": ((-2.0, 2.0), (25.0, 400.0)),
@@ -37,16 +37,14 @@ def cap_registers(wide: bool, cap: int):
     """Hold flat launches of capped kernels of float64 (`wide`) or narrower operands to `cap` registers, and
     forget the op library's plans so that the next call plans with it."""
     call.CAPPED_REGISTERS[wide] = cap
-    for kernel in vars(math_ops).values():
-        if isinstance(kernel, decorator.PointwiseFunction):
-            for memo in PLAN_MEMOS:
-                getattr(kernel, memo).clear()
+    for kernel in kernels():
+        for memo in PLAN_MEMOS:
+            getattr(kernel, memo).clear()
 
 
 def compiled_registers() -> str:
     """The registers and spilled bytes a thread of the op library's compiled kernels (one, after cap_registers)."""
-    compiled = [k for kernel in vars(math_ops).values() if isinstance(kernel, decorator.PointwiseFunction)
-                for k in kernel._kernels.values()]
+    compiled = [k for kernel in kernels() for k in kernel._kernels.values()]
     return ",".join(f"{getattr(k, 'n_regs', '?')}r{'+' + str(k.n_spills) + 's' if getattr(k, 'n_spills', 0) else ''}"
                     for k in compiled)
 
