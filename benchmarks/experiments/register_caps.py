@@ -6,20 +6,21 @@ branch a block skips still sets the blocks an SM holds (results/sass_heavy_branc
 blocks in below 5 and spills inside the branch above it. us per launch (do_bench median, least of 3); each result
 checked against the uncapped launch's bits.
 
-    python -m benchmarks.experiments.register_caps [op ...]
+    python -m benchmarks.experiments.register_caps [op ...] [--float32 0,40,48] [--float64 0,48,64]
+        (the caps to time in each dtype, 0 for none; a dtype given an empty list is left out)
 """
 from __future__ import annotations
 
-import sys
+import argparse
 
 import torch
 import triton
 
 import tritonize
 import tritonize.ops
-from tritonize import call, decorator
-from tritonize.ops import math_ops
+from tritonize import call
 from benchmarks.experiments import best_us
+from benchmarks.experiments.heavy_blocks import kernels
 
 DOMAINS = {"bessel_j0": ((-2.0, 2.0), (-30.0, 30.0), (25.0, 400.0)),
            "bessel_j1": ((-2.0, 2.0), (25.0, 400.0)),
@@ -36,31 +37,41 @@ def cap_registers(wide: bool, cap: int):
     """Hold flat launches of capped kernels of float64 (`wide`) or narrower operands to `cap` registers, and
     forget the op library's plans so that the next call plans with it."""
     call.CAPPED_REGISTERS[wide] = cap
-    for kernel in vars(math_ops).values():
-        if isinstance(kernel, decorator.PointwiseFunction):
-            for memo in PLAN_MEMOS:
-                getattr(kernel, memo).clear()
+    for kernel in kernels():
+        for memo in PLAN_MEMOS:
+            getattr(kernel, memo).clear()
 
 
 def compiled_registers() -> str:
     """The registers and spilled bytes a thread of the op library's compiled kernels (one, after cap_registers)."""
-    compiled = [k for kernel in vars(math_ops).values() if isinstance(kernel, decorator.PointwiseFunction)
-                for k in kernel._kernels.values()]
+    compiled = [k for kernel in kernels() for k in kernel._kernels.values()]
     return ",".join(f"{getattr(k, 'n_regs', '?')}r{'+' + str(k.n_spills) + 's' if getattr(k, 'n_spills', 0) else ''}"
                     for k in compiled)
 
 
+def parse_caps(text: str) -> tuple:
+    return tuple(int(cap) for cap in text.split(",") if cap)
+
+
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("ops", nargs="*", help="some of DOMAINS' ops (all by default)")
+    parser.add_argument("--float32", type=parse_caps, default=CAPS[torch.float32])
+    parser.add_argument("--float64", type=parse_caps, default=CAPS[torch.float64])
+    args = parser.parse_args()
+    caps_by_dtype = {torch.float32: args.float32, torch.float64: args.float64}
     print(f"# python -m benchmarks.experiments.register_caps ({torch.cuda.get_device_name()}, torch "
           f"{torch.__version__.split('+')[0]}, triton {triton.__version__}); defaults {call.CAPPED_REGISTERS}",
           flush=True)
     defaults = dict(call.CAPPED_REGISTERS)
     generator = torch.Generator(device=DEVICE).manual_seed(0)
     for name, domains in DOMAINS.items():
-        if sys.argv[1:] and name not in sys.argv[1:]:
+        if args.ops and name not in args.ops:
             continue
         eager, ours = getattr(torch.special, name), getattr(tritonize.ops, name)
-        for dtype, caps in CAPS.items():
+        for dtype, caps in caps_by_dtype.items():
+            if not caps:
+                continue
             wide = dtype == torch.float64
             for low, high in domains:
                 x = (torch.rand(NUMEL, device=DEVICE, dtype=torch.float64, generator=generator) * (high - low)
