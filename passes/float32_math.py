@@ -568,11 +568,28 @@ def f32_bessel_j1(x):
     return tl.where(a == float("inf"), zero, r)
 
 
-# f32_bessel_log: ln x for Y0 and Y1, subnormal x scaled by 2^24 first (a flush-to-zero log would give -inf)
-def f32_bessel_log(x):
-    """ln(x) in float32 for x >= 0, x below 2^-100 scaled by 2^24 first and 24 ln 2 taken off."""
-    tiny = x < 7.888609052210118e-31
-    return tl.math.log(tl.where(tiny, x * 16777216.0, x)) - tl.where(tiny, 16.635532333438686, 0.0)
+# f32_log: ln x for Y0 and Y1 below 5, libdevice's logf step for step (read from its sm_90 SASS), so bit for bit
+# its value, without its cases for 0, infinities and nan, which the callers select anyway: x = 2^k m with
+# m in [2/3, 4/3) from the bits (subnormal x scaled by 2^23 first), f = m - 1 exact, ln m = f + f^2 P(f),
+# then k ln 2 added. tl.math.log runs those cases' 5 instructions an element and scaled subnormals itself
+# (3 more); f32_bessel_y0 below 5 is bound by its instructions (sass_counts).
+def f32_log(x):
+    """ln x in float32 for finite x > 0 (subnormals too), libdevice's logf without its special cases: f = m - 1 for x = 2^k m, m in [2/3, 4/3), ln x = k ln 2 + f + f^2 P(f)."""
+    tiny = x < 1.1754943508222875e-38
+    bits = tl.where(tiny, x * 8388608.0, x).to(tl.int32, bitcast=True)
+    # k in the exponent field of bits - bits(2/3), which leaves m's bits in [2/3, 4/3)
+    exponent = (bits - 1059760811) & -8388608
+    f = (bits - exponent).to(tl.float32, bitcast=True) - 1.0
+    k = tl.math.fma(exponent.to(tl.float32), 1.1920928955078125e-07, tl.where(tiny, -23.0, 0.0))
+    p = tl.math.fma(f, -0.13018856942653656, 0.1408461034297943)
+    p = tl.math.fma(f, p, -0.12148627638816833)
+    p = tl.math.fma(f, p, 0.1398061066865921)
+    p = tl.math.fma(f, p, -0.16684235632419586)
+    p = tl.math.fma(f, p, 0.20012299716472626)
+    p = tl.math.fma(f, p, -0.24999669194221497)
+    p = tl.math.fma(f, p, 0.333331823348999)
+    p = tl.math.fma(f, p, -0.5)
+    return tl.math.fma(k, 0.6931471824645996, tl.math.fma(f, f * p, f))
 
 
 # f32_bessel_y0: -inf at +-0, nan below 0 and at nan, 0.0 at +inf (as portable_bessel_y0)
@@ -610,8 +627,11 @@ def f32_bessel_y0(x):
         # below whichever, and a nan quotient takes the division's slow path, which a warp runs for all its lanes
         # where one has it (on an H100 Y0 took 85.2 us on [-2, 2] against 70.3 on [0, 2], and 70.3 on both with
         # ln |x|: results/experiment_y0_negative_h100.txt)
-        top = yp * den + 0.6366197723675814 * f32_bessel_log(tl.abs(x)) * num * yq
+        top = yp * den + 0.6366197723675814 * f32_log(tl.abs(x)) * num * yq
         r = tl.math.div_rn(top, yq * den)
+        # the special values below 5 in this branch, those above in the other: a block skips the other's compares
+        r = tl.where(x < 0.0, float("nan"), r)
+        r = tl.where(x == 0.0, float("-inf"), r)
     if some_far:
         p, q, d = f32_bessel_hankel0(x)
         s, c = f32_sincos(x)
@@ -619,9 +639,7 @@ def f32_bessel_y0(x):
         c = tl.where(huge, huge_c, c)
         big = tl.math.div_rn(p * (s - c) + q * (c + s), d * tl.math.sqrt_rn(x) * 1.7724539041519165)
         r = tl.where(near, r, big)
-    r = tl.where(x == float("inf"), 0.0, r)
-    r = tl.where(x < 0.0, float("nan"), r)
-    return tl.where(x == 0.0, float("-inf"), r)
+    return tl.where(x == float("inf"), 0.0, r)
 
 
 # f32_bessel_y1: -inf at +-0 and where -2 / (pi x) overflows (x < 1.9e-39), nan below 0 and at nan, 0.0 at +inf
@@ -650,8 +668,10 @@ def f32_bessel_y1(x):
         yq = tl.math.fma(yq, z, 620557727146953.8)
         yq = tl.math.fma(yq, z, 6.871410873553005e+16)
         yq = tl.math.fma(yq, z, 3.9727060811656064e+18)
-        j1_log = x * tl.math.div_rn(num, den) * f32_bessel_log(x)
+        j1_log = x * tl.math.div_rn(num, den) * f32_log(x)
         r = x * tl.math.div_rn(yp, yq) + (0.6366197723675814 * j1_log - tl.math.div_rn(0.6366197723675814, x))
+        r = tl.where(x < 0.0, float("nan"), r)
+        r = tl.where(x == 0.0, float("-inf"), r)
     if some_far:
         p, q, d = f32_bessel_hankel1(x)
         s, c = f32_sincos(x)
@@ -659,9 +679,7 @@ def f32_bessel_y1(x):
         c = tl.where(huge, huge_c, c)
         big = tl.math.div_rn(q * (s - c) - p * (s + c), d * tl.math.sqrt_rn(x) * 1.7724539041519165)
         r = tl.where(near, r, big)
-    r = tl.where(x == float("inf"), 0.0, r)
-    r = tl.where(x < 0.0, float("nan"), r)
-    return tl.where(x == 0.0, float("-inf"), r)
+    return tl.where(x == float("inf"), 0.0, r)
 
 
 # The modified Bessel functions of the second kind, K0 and K1, and their scaled forms exp(x) K(x)

@@ -406,6 +406,47 @@ def bessel_jy_envelope_eps(got, exact, x):
 # first zero is a factor (a - j)(a + j): J0 7.4, J1 5.7 ulp (benchmarks/results/experiment_bessel_branches_*.txt).
 # torch's own float32 kernels: 17-112 below 400, 3.6e6-5.9e6 above, where their float32 phase x - pi/4 is off
 BESSEL_JY_EPS = {"bessel_j0": 8.5, "bessel_j1": 8.5, "bessel_y0": 9.0, "bessel_y1": 9.0}
+@pytest.fixture(scope="module", params=DEVICES)
+def f32_log(request, tmp_path_factory):
+    return elementwise("f32_log", request.param, tmp_path_factory)
+
+
+def test_f32_log_is_within_one_ulp_of_every_positive_float32(f32_log):
+    """f32_log (Y0's and Y1's ln x below 5) against float64 ln on random bit patterns of every positive finite
+    float32, subnormals (scaled by 2^23 first) too, [0, 5] densely, and 1, its neighbours and the powers of 2:
+    within libdevice logf's 1 ulp (its steps give 0.83 here), and 1.1 (1.05) where tl.math.fma rounds the product
+    apart (Triton 3.6's interpreter)."""
+    generator = torch.Generator().manual_seed(7)
+    random = torch.randint(1, 0x7F800000, (300_000,), generator=generator, dtype=torch.int32).view(torch.float32)
+    one = torch.tensor(1.0)
+    special = torch.cat([2.0 ** torch.arange(-149, 128, dtype=torch.float64).float(),
+                         torch.stack([torch.nextafter(one, torch.tensor(0.0)), one, torch.nextafter(one, 2 * one)]),
+                         torch.tensor([1.1754942e-38, 1.1754944e-38, 3.4028234663852886e38])])
+    x = torch.cat([random, torch.linspace(0.0, 5.0, 100_001)[1:], special])
+    error = ulps(f32_log(x), torch.log(x.double()))
+    worst = int(error.argmax())
+    assert error.max() <= 1.1, f"{error.max():.2f} ulp at x = {x[worst].item()!r}"
+
+
+@pytest.mark.skipif(not GPU, reason="libdevice's logf runs compiled")
+def test_f32_log_is_libdevices_logf_bit_for_bit_on_every_positive_float32(tmp_path_factory):
+    """Compiled, f32_log takes libdevice's logf steps: tl.math.log's bits on every positive finite float32."""
+    f32_log = load_module(tmp_path_factory, "f32_log", jit=True).apply_kernel
+    log = import_text(tmp_path_factory, "tl_log", "import triton\nimport triton.language as tl\n\n\n"
+                      "@triton.jit\ndef log_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+                      "    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                      "    tl.store(out_ptr + i, tl.math.log(tl.load(x_ptr + i, mask=i < n)), mask=i < n)\n").log_kernel
+    finite = 0x7F800000
+    for start in range(1, finite, 2**26):
+        x = torch.arange(start, min(start + 2**26, finite), dtype=torch.int32, device="cuda").view(torch.float32)
+        got, expected = torch.empty_like(x), torch.empty_like(x)
+        grid = (triton.cdiv(x.numel(), 1024),)
+        # the op library's launches keep subnormals (enable_reflect_ftz=False)
+        f32_log[grid](x, got, x.numel(), BLOCK=1024, enable_reflect_ftz=False)
+        log[grid](x, expected, x.numel(), BLOCK=1024, enable_reflect_ftz=False)
+        assert_same_bits(got, expected, x)
+
+
 BESSEL_J_ULP = {"bessel_j0": 8.0, "bessel_j1": 6.5}
 
 
