@@ -677,14 +677,14 @@ def launch_shape(device: torch.device, sizes: tuple, tile, costly_calls: int = 0
 
 
 # the registers a thread of a flat CUDA launch of a kernel whose heavy branch blocks may skip
-# (math_table.caps_registers), by whether some operand is WIDE_ELEMENT_BYTES wide (0: ptxas chooses).
-# benchmarks/experiments/register_caps.py on an H100 at 2^24 (results/experiment_register_caps_h100.txt):
-# float64 J0, J1, Y0 and Y1 take 70-72 registers, 7 blocks of 4 warps an SM; at 64 (8 blocks) blocks below
-# 5 ran 4.5-11% faster (Y0 on [0, 2] 149.8 -> 135.0 us), blocks above it 0.5-2% faster, and data across 5
-# 1.7-3.6% slower (J0 on [-30, 30] 224.7 -> 232.8). Fewer registers spill the Hankel branch: at 56, blocks
-# above 5 took 1.2-1.4x as long, at 40 2.9-3.0x. float32 kernels (55-56 registers) gain at most 2% below 5 at
-# 48 and lose 4-5% above it, and at 32 (J0 below 5: 54.8 -> 50.0 us) take 2-2.4x as long above it: uncapped
-CAPPED_REGISTERS = {False: 0, True: 64}
+# (math_table.caps_registers: J0 and J1), by whether some operand is WIDE_ELEMENT_BYTES wide (0: ptxas chooses).
+# benchmarks/experiments/register_caps.py on an H100 at 2^24 (results/experiment_register_caps_h100.txt), with
+# the Hankel branch's sine and cosine from one reduction (f32_sincos, portable_sincos): float64 J0 takes 48
+# registers unheld, 40 ran blocks below 5 2.7% faster (J0 on [-2, 2] 101.7 -> 99.0 us, 0.955x eager; J1 103.5
+# -> 98.7) and blocks above it within 0.2% (J0) and 3% (J1) as fast; 64, the cap before that branch shared
+# its reduction, now runs slower below 5 (107.0). float32 kernels take 40 unheld, and a cap of 40 or 48 made
+# nothing faster.
+CAPPED_REGISTERS = {False: 0, True: 40}
 
 
 def max_registers(device: torch.device, tile, element_bytes: int, caps: bool) -> int:

@@ -404,7 +404,7 @@ def test_flat_walks_of_heavy_math_take_small_blocks_at_every_size(monkeypatch):
 
 def test_flat_cuda_walks_of_branched_heavy_math_cap_their_registers(monkeypatch):
     """call.max_registers: a flat CUDA walk of a kernel that caps its registers (math_table.caps_registers: it
-    calls a Bessel function, whose Hankel branch blocks may skip, and no other heavy row) takes
+    calls J0 or J1, whose Hankel branch blocks may skip, and no other heavy row) takes
     CAPPED_REGISTERS's cap for its widest element; tiles, the CPU and other kernels take 0 (ptxas chooses)."""
     from tritonize.passes.math_table import caps_registers
 
@@ -414,9 +414,11 @@ def test_flat_cuda_walks_of_branched_heavy_math_cap_their_registers(monkeypatch)
     assert call.max_registers(cuda, None, 8, True) == 56
     assert call.max_registers(cuda, None, 8, False) == call.max_registers(cpu, None, 8, True) == 0
     assert call.max_registers(cuda, (0, 1, ()), 4, True) == 0
-    for source in ("math.bessel_j0(x)", "math.bessel_y1(x) * math.exp(x)", "math.bessel_j1(x) + math.bessel_y0(x)"):
+    for source in ("math.bessel_j0(x)", "math.bessel_j1(x) * math.exp(x)", "math.bessel_j1(x) + math.bessel_j0(x)"):
         assert caps_registers(ast.parse(source)), source
-    for source in ("math.airy_ai(x)", "math.airy_ai(x) + math.bessel_j0(x)", "math.exp(x)", "math.i0e(x)"):
+    # Y0 and Y1 run fastest unheld (math_table.CAPPED_ROWS)
+    for source in ("math.airy_ai(x)", "math.airy_ai(x) + math.bessel_j0(x)", "math.exp(x)", "math.i0e(x)",
+                   "math.bessel_y0(x)", "math.bessel_j1(x) + math.bessel_y1(x)"):
         assert not caps_registers(ast.parse(source)), source
 
 
@@ -867,9 +869,9 @@ def test_sass_counts_reads_the_kernel_a_launch_would_compile():
     generated with no GPU and compiled for sm_90 by Triton's ptxas, as the launch would (its block, warps and
     dependent launch): the add's SASS adds in float32, loads and stores; the float64 J0's blocks are the heavy
     math's 256 elements held to call.CAPPED_REGISTERS's registers, its reduction a barrier, its arithmetic float64.
-    `--skip some_far` folds J0's Hankel branch away (fewer registers and instructions), `--maxnreg 48` holds ptxas
-    to 48 registers (with few spills: the branch's sine and cosine come from one reduction), and `polygamma:1`
-    passes the order first (float64 trigamma's kernel)."""
+    `--skip some_far` folds J0's Hankel branch away (fewer instructions), `--maxnreg 48` holds ptxas to 48
+    registers in place of the launch's cap (none spilled in that branch: its sine and cosine come from one
+    reduction), and `polygamma:1` passes the order first (float64 trigamma's kernel)."""
     import re
     import subprocess
     import sys
@@ -888,16 +890,15 @@ def test_sass_counts_reads_the_kernel_a_launch_would_compile():
     assert mix["FADD"] >= 1 and mix["LDG"] >= 2 and mix["STG"] >= 1 and "DADD" not in mix
     first, mix, _ = counts("bessel_j0", "float64")
     assert "blocks [256], 4 warps" in first
-    assert 48 < registers(first) <= call.CAPPED_REGISTERS[True]  # the launch's own cap (maxnreg=64)
+    assert registers(first) <= call.CAPPED_REGISTERS[True]  # the launch's own cap (maxnreg=40)
     assert mix["DMUL"] > 50 and mix["BAR"] >= 1
     skipped, skipped_mix, _ = counts("bessel_j0", "float64", "--skip", "some_far")
-    assert "without `if some_far:`" in skipped and registers(skipped) < registers(first)
-    assert sum(skipped_mix.values()) < sum(mix.values()) / 2
+    assert "without `if some_far:`" in skipped and sum(skipped_mix.values()) < sum(mix.values()) / 2
     held, _, (_, sites) = counts("bessel_j0", "float64", "--maxnreg", "48")
-    assert "maxnreg 48" in held and registers(held) <= 48 < registers(first)
-    # the Hankel branch's sine and cosine from one reduction (portable_sincos) fit 48 registers: at most a few
-    # local loads and stores (4 with Triton 3.9's ptxas, where both libdevice calls took 40)
+    assert "maxnreg 48" in held and registers(first) < registers(held) <= 48
+    # the Hankel branch's sine and cosine from one reduction (portable_sincos) fit 48 registers: no local loads
+    # or stores in that branch (the 4-12 beside it, by ptxas's version, are the slow-path subroutines' frames)
     local, in_branch = map(int, re.search(r"LDL/STL (\d+), (\d+) of them", sites).groups())
-    assert local <= 8 and in_branch <= local
+    assert in_branch <= 2 and local <= 16
     _, _, (module, *_) = counts("polygamma:1", "float64")
     assert module.strip().startswith("trigamma_kernel_rank1_f64_")

@@ -1177,7 +1177,7 @@ def test_the_environment_chooses_first(tmp_path):
 def test_capped_kernels_launch_with_maxnreg_and_say_so(monkeypatch):
     """Specialization.max_registers: a CUDA module launches its kernel with `maxnreg=N` and its header says so;
     one without a cap passes none. The decorator plans the cap through call.max_registers with the function's
-    math_table.caps_registers: the Bessel functions' kernels ask, airy_ai's and exp's do not."""
+    math_table.caps_registers: J0's kernel asks, Y0's, airy_ai's and exp's do not."""
     import ast
 
     from tritonize import call
@@ -1197,17 +1197,18 @@ def test_capped_kernels_launch_with_maxnreg_and_say_so(monkeypatch):
     asked = []
     monkeypatch.setattr(call, "max_registers",
                         lambda device, tile, element_bytes, caps: asked.append((tile, element_bytes, caps)) or 0)
-    for function in (math_ops.bessel_j0_kernel, math_ops.airy_ai_kernel, math_ops.exp_kernel):
+    for function in (math_ops.bessel_j0_kernel, math_ops.bessel_y0_kernel, math_ops.airy_ai_kernel,
+                     math_ops.exp_kernel):
         function.plan((x,), {}, None)
     function.plan((x.float(),), {}, None)
-    assert asked == [(None, 8, True), (None, 8, False), (None, 8, False), (None, 4, False)]
+    assert asked == [(None, 8, True), (None, 8, False), (None, 8, False), (None, 8, False), (None, 4, False)]
 
 
 @needs_cuda
 def test_capped_cuda_kernels_hold_their_registers():
     """A flat CUDA launch of the op library's float64 J0 is compiled with ptxas held to call.CAPPED_REGISTERS's
     cap (Triton's `maxnreg`), under what ptxas allocates unheld, and gives the uncapped kernel's results bit for
-    bit; float32 J0 plans the float32 cap."""
+    bit; float32 J0 plans the float32 cap, float64 Y0 none (math_table.CAPPED_ROWS)."""
     from tritonize import call
     from tritonize.ops import math_ops
 
@@ -1225,6 +1226,7 @@ def test_capped_cuda_kernels_hold_their_registers():
     assert j0.plan((x.float(),), {}, None)[1].max_registers == call.CAPPED_REGISTERS[False]
     cap = call.CAPPED_REGISTERS[True]
     assert cap > 0 and j0.plan((x,), {}, None)[1].max_registers == cap
+    assert math_ops.bessel_y0_kernel.plan((x,), {}, None)[1].max_registers == 0
     capped, compiled = launched(x)
     assert compiled.n_regs <= cap
     try:

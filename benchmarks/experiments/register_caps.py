@@ -1,7 +1,7 @@
 """Register caps for the Bessel functions (math_table.BRANCHED_HEAVY_ROWS), where their data lies: the op library's
 kernel for tritonize.ops.OP on 2^24 elements of a domain below 5 (every block skips the Hankel branch), across 5,
 and above it (every block takes it), with ptxas held to each of CAPS registers a thread (call.CAPPED_REGISTERS,
-Triton's `maxnreg`; 0: ptxas chooses), beside torch eager. ptxas allocates for the kernel's longest path, so the
+Triton's `maxnreg`; 0: ptxas chooses; Y0 and Y1 too, which the op library leaves unheld), beside torch eager. ptxas allocates for the kernel's longest path, so the
 branch a block skips still sets the blocks an SM holds (results/sass_heavy_branches_sm90.txt); a cap lets more
 blocks in below 5 and spills inside the branch above it. us per launch (do_bench median, least of 3); each result
 checked against the uncapped launch's bits.
@@ -19,6 +19,7 @@ import triton
 import tritonize
 import tritonize.ops
 from tritonize import call
+from tritonize.passes.math_table import BRANCHED_HEAVY_ROWS, CAPPED_ROWS, HEAVY_ROWS, costly_rows
 from benchmarks.experiments import best_us
 from benchmarks.experiments.heavy_blocks import kernels
 
@@ -33,11 +34,14 @@ PLAN_MEMOS = ("_recipes", "_out_recipes", "_class_templates", "_class_walks", "_
               "_scaled_probes", "_seen", "_kernels")
 
 
-def cap_registers(wide: bool, cap: int):
-    """Hold flat launches of capped kernels of float64 (`wide`) or narrower operands to `cap` registers, and
-    forget the op library's plans so that the next call plans with it."""
+def cap_registers(wide: bool, cap: int, rows: set = BRANCHED_HEAVY_ROWS):
+    """Hold flat launches of kernels that call `rows` (and no other heavy row; the op library caps
+    math_table.CAPPED_ROWS) of float64 (`wide`) or narrower operands to `cap` registers, and forget the op
+    library's plans so that the next call plans with it."""
     call.CAPPED_REGISTERS[wide] = cap
     for kernel in kernels():
+        heavy = costly_rows(kernel._ctx.tree) & HEAVY_ROWS
+        kernel._caps_registers = bool(heavy) and heavy <= rows  # what decorator._setup took from caps_registers
         for memo in PLAN_MEMOS:
             getattr(kernel, memo).clear()
 
@@ -88,7 +92,7 @@ def main():
                         us = best_us(lambda: ours(x))
                         registers = compiled_registers()
                     finally:
-                        cap_registers(wide, defaults[wide])
+                        cap_registers(wide, defaults[wide], CAPPED_ROWS)
                     line.append(f"{cap or 'none'} [{registers}] {us:6.1f} ({eager_us / us:.3f}x)"
                                 f"{'' if same else ' DIFFERS'}")
                 print("  ".join(line), flush=True)
