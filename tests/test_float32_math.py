@@ -441,9 +441,10 @@ def test_f32_log_is_libdevices_logf_bit_for_bit_on_every_positive_float32(tmp_pa
         x = torch.arange(start, min(start + 2**26, finite), dtype=torch.int32, device="cuda").view(torch.float32)
         got, expected = torch.empty_like(x), torch.empty_like(x)
         grid = (triton.cdiv(x.numel(), 1024),)
-        # the op library's launches keep subnormals (enable_reflect_ftz=False)
-        f32_log[grid](x, got, x.numel(), BLOCK=1024, enable_reflect_ftz=False)
-        log[grid](x, expected, x.numel(), BLOCK=1024, enable_reflect_ftz=False)
+        # as the op library launches (run_sincos)
+        options = {"enable_reflect_ftz": False, "enable_fp_fusion": False}
+        f32_log[grid](x, got, x.numel(), BLOCK=1024, **options)
+        log[grid](x, expected, x.numel(), BLOCK=1024, **options)
         assert_same_bits(got, expected, x)
 
 
@@ -729,8 +730,10 @@ def sincos_module(tmp_path_factory, jit: bool, prefix: str = "f32"):
 def run_sincos(kernel, x):
     """(f32_sincos's sine, its cosine, tl.math.sin, tl.math.cos, fma rounds apart) of float32 x on x's device."""
     outputs = [torch.empty_like(x) for _ in range(4)] + [torch.empty(x.shape, dtype=torch.int32, device=x.device)]
-    # the op library's launches keep subnormals (enable_reflect_ftz=False), and libdevice's sinf follows them
-    options = {"enable_reflect_ftz": False} if x.is_cuda else {}
+    # as the op library launches (passes/build_module): keeping subnormals (enable_reflect_ftz=False), which
+    # libdevice's sinf follows, and each * and + rounded on its own (enable_fp_fusion=False: contracted,
+    # x 2/pi + 1.5 2^23 rounds q from the exact product, where libdevice rounds the rounded one)
+    options = {"enable_reflect_ftz": False, "enable_fp_fusion": False} if x.is_cuda else {}
     with numpy.errstate(all="ignore"):
         kernel[(triton.cdiv(x.numel(), 1024),)](x, *outputs, x.numel(), BLOCK=1024, **options)
     return outputs
