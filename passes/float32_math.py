@@ -508,27 +508,37 @@ def f32_sincos(a):
     return s, c
 
 
+def f32_hankel_sides(a, near):
+    """(any element near, any not, which are huge: from 105615 (or where tl.math.fma rounds twice), tl.math.sin a and cos a there) for the Bessel functions: portable_sides_and_any's one block reduction, tl.math.sin and cos only in blocks with a huge element."""
+    huge = (a >= 105615.0) | f32_fma_rounds_apart(a)
+    huge_s = tl.full(a.shape, 0.0, tl.float32)
+    huge_c = huge_s
+    some_near, some_far, some_huge = portable_sides_and_any(near, huge)
+    if some_huge:
+        huge_s = tl.math.sin(a)
+        huge_c = tl.math.cos(a)
+    return some_near, some_far, huge, huge_s, huge_c
+
+
+def f32_hankel_sincos(a, huge, huge_s, huge_c):
+    """sin a and cos a for the Hankel branch: f32_sincos's, and f32_hankel_sides's where huge."""
+    s, c = f32_sincos(a)
+    return tl.where(huge, huge_s, s), tl.where(huge, huge_c, c)
+
+
 # f32_bessel_j0: even, 1 at +-0, nan at nan, 0.0 at +-inf (as portable_bessel_j0)
 def f32_bessel_j0(x):
     """J0 in float32: f32_bessel_small0 to |x| = 5, above (P (cos a + sin a) - w Q (sin a - cos a)) / sqrt(pi a) (f32_bessel_hankel0), each branch in blocks that have such elements."""
     a = tl.abs(x)
     near = a <= 5.0
-    huge = (a >= 105615.0) | f32_fma_rounds_apart(a)
     num = tl.full(x.shape, 0.0, tl.float32)
     den = num + 1.0
-    huge_s = num
-    huge_c = num
-    some_near, some_far, some_huge = portable_sides_and_any(near, huge)
-    if some_huge:
-        huge_s = tl.math.sin(a)
-        huge_c = tl.math.cos(a)
+    some_near, some_far, huge, huge_s, huge_c = f32_hankel_sides(a, near)
     if some_near:
         num, den = f32_bessel_small0(a)
     if some_far:
         p, q, d = f32_bessel_hankel0(a)
-        s, c = f32_sincos(a)
-        s = tl.where(huge, huge_s, s)
-        c = tl.where(huge, huge_c, c)
+        s, c = f32_hankel_sincos(a, huge, huge_s, huge_c)
         num = tl.where(near, num, p * (c + s) - q * (s - c))
         den = tl.where(near, den, d * tl.math.sqrt_rn(a) * 1.7724539041519165)
     r = tl.math.div_rn(num, den)
@@ -542,23 +552,15 @@ def f32_bessel_j1(x):
     """J1 in float32: x times f32_bessel_small1 to |x| = 5, above (P (sin a - cos a) + w Q (sin a + cos a)) / sqrt(pi a) with x's sign (f32_bessel_hankel1), each branch in blocks that have such elements."""
     a = tl.abs(x)
     near = a <= 5.0
-    huge = (a >= 105615.0) | f32_fma_rounds_apart(a)
     num = tl.full(x.shape, 0.0, tl.float32)
     den = num + 1.0
-    huge_s = num
-    huge_c = num
-    some_near, some_far, some_huge = portable_sides_and_any(near, huge)
-    if some_huge:
-        huge_s = tl.math.sin(a)
-        huge_c = tl.math.cos(a)
+    some_near, some_far, huge, huge_s, huge_c = f32_hankel_sides(a, near)
     if some_near:
         num, den = f32_bessel_small1(a)
         num = x * num
     if some_far:
         p, q, d = f32_bessel_hankel1(a)
-        s, c = f32_sincos(a)
-        s = tl.where(huge, huge_s, s)
-        c = tl.where(huge, huge_c, c)
+        s, c = f32_hankel_sincos(a, huge, huge_s, huge_c)
         big = p * (s - c) + q * (s + c)
         num = tl.where(near, num, tl.where(x < 0.0, big * -1.0, big))
         den = tl.where(near, den, d * tl.math.sqrt_rn(a) * 1.7724539041519165)
@@ -596,14 +598,8 @@ def f32_log(x):
 def f32_bessel_y0(x):
     """Y0 in float32: YP(z) / YQ(z) + (2/pi) ln(x) J0(x) to 5 (J0 from f32_bessel_small0, YP about z = 15), above (P (sin x - cos x) + w Q (cos x + sin x)) / sqrt(pi x) (f32_bessel_hankel0), each branch in blocks that have such elements."""
     near = x <= 5.0
-    huge = (x >= 105615.0) | f32_fma_rounds_apart(x)
     r = tl.full(x.shape, 0.0, tl.float32)
-    huge_s = r
-    huge_c = r
-    some_near, some_far, some_huge = portable_sides_and_any(near, huge)
-    if some_huge:
-        huge_s = tl.math.sin(x)
-        huge_c = tl.math.cos(x)
+    some_near, some_far, huge, huge_s, huge_c = f32_hankel_sides(x, near)
     if some_near:
         num, den = f32_bessel_small0(x)
         z = x * x
@@ -634,9 +630,7 @@ def f32_bessel_y0(x):
         r = tl.where(x == 0.0, float("-inf"), r)
     if some_far:
         p, q, d = f32_bessel_hankel0(x)
-        s, c = f32_sincos(x)
-        s = tl.where(huge, huge_s, s)
-        c = tl.where(huge, huge_c, c)
+        s, c = f32_hankel_sincos(x, huge, huge_s, huge_c)
         big = tl.math.div_rn(p * (s - c) + q * (c + s), d * tl.math.sqrt_rn(x) * 1.7724539041519165)
         r = tl.where(near, r, big)
     return tl.where(x == float("inf"), 0.0, r)
@@ -646,14 +640,8 @@ def f32_bessel_y0(x):
 def f32_bessel_y1(x):
     """Y1 in float32: x YP(z) / YQ(z) + (2/pi) (J1(x) ln(x) - 1/x) to 5 (J1 from f32_bessel_small1, YP in float64), above (w Q (sin x - cos x) - P (sin x + cos x)) / sqrt(pi x) (f32_bessel_hankel1), each branch in blocks that have such elements."""
     near = x <= 5.0
-    huge = (x >= 105615.0) | f32_fma_rounds_apart(x)
     r = tl.full(x.shape, 0.0, tl.float32)
-    huge_s = r
-    huge_c = r
-    some_near, some_far, some_huge = portable_sides_and_any(near, huge)
-    if some_huge:
-        huge_s = tl.math.sin(x)
-        huge_c = tl.math.cos(x)
+    some_near, some_far, huge, huge_s, huge_c = f32_hankel_sides(x, near)
     if some_near:
         num, den = f32_bessel_small1(x)
         z = x * x
@@ -674,9 +662,7 @@ def f32_bessel_y1(x):
         r = tl.where(x == 0.0, float("-inf"), r)
     if some_far:
         p, q, d = f32_bessel_hankel1(x)
-        s, c = f32_sincos(x)
-        s = tl.where(huge, huge_s, s)
-        c = tl.where(huge, huge_c, c)
+        s, c = f32_hankel_sincos(x, huge, huge_s, huge_c)
         big = tl.math.div_rn(q * (s - c) - p * (s + c), d * tl.math.sqrt_rn(x) * 1.7724539041519165)
         r = tl.where(near, r, big)
     return tl.where(x == float("inf"), 0.0, r)

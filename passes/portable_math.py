@@ -1687,6 +1687,24 @@ def portable_sincos(a):
     return s, c
 
 
+def portable_hankel_sides(a, near):
+    """(any element near, any not, which are huge: from 2^31 (or where tl.math.fma rounds twice), tl.math.sin a and cos a there) for the Bessel functions: portable_sides_and_any's one block reduction, tl.math.sin and cos only in blocks with a huge element."""
+    huge = (a >= 2147483648.0) | portable_fma_rounds_apart(a)
+    huge_s = tl.full(a.shape, 0.0, tl.float64)
+    huge_c = huge_s
+    some_near, some_far, some_huge = portable_sides_and_any(near, huge)
+    if some_huge:
+        huge_s = tl.math.sin(a)
+        huge_c = tl.math.cos(a)
+    return some_near, some_far, huge, huge_s, huge_c
+
+
+def portable_hankel_sincos(a, huge, huge_s, huge_c):
+    """sin a and cos a for the Hankel branch: portable_sincos's, and portable_hankel_sides's where huge."""
+    s, c = portable_sincos(a)
+    return tl.where(huge, huge_s, s), tl.where(huge, huge_c, c)
+
+
 # portable_bessel_j0: torch.special.bessel_j0; even, 1 at +-0 (1 - x^2/4 below 1e-5, as ATen's), nan at nan,
 # 0.0 at +-inf (torch: nan, the cosine of inf). Each of the four runs each branch only in blocks that have an
 # element on its side (portable_sides): a block of |x| <= 5 skips the Hankel expansion's sine and cosine, one
@@ -1695,22 +1713,14 @@ def portable_bessel_j0(x):
     """J0: portable_bessel_small0 to |x| = 5, above (P (cos a + sin a) - w Q (sin a - cos a)) / sqrt(pi a) (portable_bessel_hankel0), a = |x|, each branch in blocks that have such elements."""
     a = tl.abs(x)
     near = a <= 5.0
-    huge = (a >= 2147483648.0) | portable_fma_rounds_apart(a)
     num = tl.full(x.shape, 0.0, tl.float64)
     den = num + 1.0
-    huge_s = num
-    huge_c = num
-    some_near, some_far, some_huge = portable_sides_and_any(near, huge)
-    if some_huge:
-        huge_s = tl.math.sin(a)
-        huge_c = tl.math.cos(a)
+    some_near, some_far, huge, huge_s, huge_c = portable_hankel_sides(a, near)
     if some_near:
         num, den = portable_bessel_small0(a * a)
     if some_far:
         p, q, d = portable_bessel_hankel0(a)
-        s, c = portable_sincos(a)
-        s = tl.where(huge, huge_s, s)
-        c = tl.where(huge, huge_c, c)
+        s, c = portable_hankel_sincos(a, huge, huge_s, huge_c)
         num = tl.where(near, num, p * (c + s) - q * (s - c))
         den = tl.where(near, den, d * tl.math.sqrt(a) * 1.7724538509055159)
     r = num / den
@@ -1724,23 +1734,15 @@ def portable_bessel_j1(x):
     """J1: x times portable_bessel_small1 to |x| = 5, above (P (sin a - cos a) + w Q (sin a + cos a)) / sqrt(pi a) (portable_bessel_hankel1), a = |x|, x's sign, each branch in blocks that have such elements."""
     a = tl.abs(x)
     near = a <= 5.0
-    huge = (a >= 2147483648.0) | portable_fma_rounds_apart(a)
     num = tl.full(x.shape, 0.0, tl.float64)
     den = num + 1.0
-    huge_s = num
-    huge_c = num
-    some_near, some_far, some_huge = portable_sides_and_any(near, huge)
-    if some_huge:
-        huge_s = tl.math.sin(a)
-        huge_c = tl.math.cos(a)
+    some_near, some_far, huge, huge_s, huge_c = portable_hankel_sides(a, near)
     if some_near:
         num, den = portable_bessel_small1(a * a)
         num = x * num
     if some_far:
         p, q, d = portable_bessel_hankel1(a)
-        s, c = portable_sincos(a)
-        s = tl.where(huge, huge_s, s)
-        c = tl.where(huge, huge_c, c)
+        s, c = portable_hankel_sincos(a, huge, huge_s, huge_c)
         big = p * (s - c) + q * (s + c)
         num = tl.where(near, num, tl.where(x < 0.0, big * -1.0, big))
         den = tl.where(near, den, d * tl.math.sqrt(a) * 1.7724538509055159)
@@ -1754,15 +1756,9 @@ def portable_bessel_j1(x):
 def portable_bessel_y0(x):
     """Y0: Cephes' YP(z) / YQ(z) + (2/pi) ln(x) J0(x) to 5 over one denominator (J0 from portable_bessel_small0), above (P (sin x - cos x) + w Q (cos x + sin x)) / sqrt(pi x) (portable_bessel_hankel0), each branch in blocks that have such elements."""
     near = x <= 5.0
-    huge = (x >= 2147483648.0) | portable_fma_rounds_apart(x)
     top = tl.full(x.shape, 0.0, tl.float64)
     bottom = top + 1.0
-    huge_s = top
-    huge_c = top
-    some_near, some_far, some_huge = portable_sides_and_any(near, huge)
-    if some_huge:
-        huge_s = tl.math.sin(x)
-        huge_c = tl.math.cos(x)
+    some_near, some_far, huge, huge_s, huge_c = portable_hankel_sides(x, near)
     if some_near:
         z = x * x
         num, den = portable_bessel_small0(z)
@@ -1786,9 +1782,7 @@ def portable_bessel_y0(x):
         bottom = yq * den
     if some_far:
         p, q, d = portable_bessel_hankel0(x)
-        s, c = portable_sincos(x)
-        s = tl.where(huge, huge_s, s)
-        c = tl.where(huge, huge_c, c)
+        s, c = portable_hankel_sincos(x, huge, huge_s, huge_c)
         top = tl.where(near, top, p * (s - c) + q * (c + s))
         bottom = tl.where(near, bottom, d * tl.math.sqrt(x) * 1.7724538509055159)
     r = top / bottom
@@ -1802,15 +1796,9 @@ def portable_bessel_y0(x):
 def portable_bessel_y1(x):
     """Y1: Cephes' x YP(z) / YQ(z) + (2/pi) (J1(x) ln(x) - 1/x) to 5 over one denominator (J1 from portable_bessel_small1), above (w Q (sin x - cos x) - P (sin x + cos x)) / sqrt(pi x) (portable_bessel_hankel1), each branch in blocks that have such elements."""
     near = x <= 5.0
-    huge = (x >= 2147483648.0) | portable_fma_rounds_apart(x)
     top = tl.full(x.shape, 0.0, tl.float64)
     bottom = top + 1.0
-    huge_s = top
-    huge_c = top
-    some_near, some_far, some_huge = portable_sides_and_any(near, huge)
-    if some_huge:
-        huge_s = tl.math.sin(x)
-        huge_c = tl.math.cos(x)
+    some_near, some_far, huge, huge_s, huge_c = portable_hankel_sides(x, near)
     if some_near:
         z = x * x
         num, den = portable_bessel_small1(z)
@@ -1832,9 +1820,7 @@ def portable_bessel_y1(x):
         bottom = x * yq * den
     if some_far:
         p, q, d = portable_bessel_hankel1(x)
-        s, c = portable_sincos(x)
-        s = tl.where(huge, huge_s, s)
-        c = tl.where(huge, huge_c, c)
+        s, c = portable_hankel_sincos(x, huge, huge_s, huge_c)
         top = tl.where(near, top, q * (s - c) - p * (s + c))
         bottom = tl.where(near, bottom, d * tl.math.sqrt(x) * 1.7724538509055159)
     r = top / bottom

@@ -17,13 +17,20 @@ def local_names(fn_node):
     return names
 
 
+# the functions whose leading results are block-uniform booleans, and how many
+BLOCK_UNIFORM_RESULTS = {"portable_sides": 2, "portable_sides_and_any": 3, "portable_hankel_sides": 2,
+                         "f32_hankel_sides": 2}
+
+
 def block_uniform_names(fn_node) -> set:
-    """Names bound by `a, b = portable_sides(mask)` or `a, b, c = portable_sides_and_any(mask, other)` in the
-    function's body: block-uniform booleans."""
+    """Names bound by `a, b = portable_sides(mask)`, `a, b, c = portable_sides_and_any(mask, other)` or the first
+    two of `a, b, ... = portable_hankel_sides(x, near)` (f32_hankel_sides) in the function's body: block-uniform
+    booleans."""
     return {target.id for statement in fn_node.body if isinstance(statement, ast.Assign)
             and isinstance(statement.value, ast.Call) and isinstance(statement.value.func, ast.Name)
-            and statement.value.func.id in ("portable_sides", "portable_sides_and_any")
-            for target in ast.walk(statement.targets[0]) if isinstance(target, ast.Name)}
+            and statement.value.func.id in BLOCK_UNIFORM_RESULTS and isinstance(statement.targets[0], ast.Tuple)
+            for target in statement.targets[0].elts[:BLOCK_UNIFORM_RESULTS[statement.value.func.id]]
+            if isinstance(target, ast.Name)}
 
 
 def is_block_uniform_test(test, uniform_names=frozenset()) -> bool:
