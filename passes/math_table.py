@@ -225,10 +225,10 @@ BRANCHED_HEAVY_ROWS = {"bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1"}
 CAPPED_ROWS = {"bessel_j0", "bessel_j1"}
 
 
-def caps_registers(tree: ast.AST) -> bool:
-    """Does this (inlined) function call rows of CAPPED_ROWS and no other heavy row?"""
+def caps_registers(tree: ast.AST, rows: set = CAPPED_ROWS) -> bool:
+    """Does this (inlined) function call rows of `rows` (CAPPED_ROWS; benchmarks try others) and no other heavy row?"""
     heavy = costly_rows(tree) & HEAVY_ROWS
-    return bool(heavy) and heavy <= CAPPED_ROWS
+    return bool(heavy) and heavy <= rows
 
 
 def gains_from_wide_threads(tree: ast.AST) -> bool:

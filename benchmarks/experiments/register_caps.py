@@ -19,7 +19,7 @@ import triton
 import tritonize
 import tritonize.ops
 from tritonize import call
-from tritonize.passes.math_table import BRANCHED_HEAVY_ROWS, CAPPED_ROWS, HEAVY_ROWS, costly_rows
+from tritonize.passes.math_table import BRANCHED_HEAVY_ROWS, CAPPED_ROWS, caps_registers
 from benchmarks.experiments import best_us
 from benchmarks.experiments.heavy_blocks import kernels
 
@@ -40,8 +40,7 @@ def cap_registers(wide: bool, cap: int, rows: set = BRANCHED_HEAVY_ROWS):
     library's plans so that the next call plans with it."""
     call.CAPPED_REGISTERS[wide] = cap
     for kernel in kernels():
-        heavy = costly_rows(kernel._ctx.tree) & HEAVY_ROWS
-        kernel._caps_registers = bool(heavy) and heavy <= rows  # what decorator._setup took from caps_registers
+        kernel._caps_registers = caps_registers(kernel._ctx.tree, rows)  # as decorator._setup takes it
         for memo in PLAN_MEMOS:
             getattr(kernel, memo).clear()
 
