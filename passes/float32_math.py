@@ -509,14 +509,9 @@ def f32_sincos(a):
 
 
 def f32_hankel_sides(a, near):
-    """(any element near, any not, which are huge: from 105615 (or where tl.math.fma rounds twice), tl.math.sin a and cos a there) for the Bessel functions: portable_sides_and_any's one block reduction, tl.math.sin and cos only in blocks with a huge element."""
+    """portable_huge_sides's with the huge elements, from 105615 (or where tl.math.fma rounds twice), where f32_sincos stops."""
     huge = (a >= 105615.0) | f32_fma_rounds_apart(a)
-    huge_s = tl.full(a.shape, 0.0, tl.float32)
-    huge_c = huge_s
-    some_near, some_far, some_huge = portable_sides_and_any(near, huge)
-    if some_huge:
-        huge_s = tl.math.sin(a)
-        huge_c = tl.math.cos(a)
+    some_near, some_far, huge_s, huge_c = portable_huge_sides(a, near, huge)
     return some_near, some_far, huge, huge_s, huge_c
 
 

@@ -1687,15 +1687,21 @@ def portable_sincos(a):
     return s, c
 
 
-def portable_hankel_sides(a, near):
-    """(any element near, any not, which are huge: from 2^31 (or where tl.math.fma rounds twice), tl.math.sin a and cos a there) for the Bessel functions: portable_sides_and_any's one block reduction, tl.math.sin and cos only in blocks with a huge element."""
-    huge = (a >= 2147483648.0) | portable_fma_rounds_apart(a)
-    huge_s = tl.full(a.shape, 0.0, tl.float64)
+def portable_huge_sides(a, near, huge):
+    """(any element near, any not, tl.math.sin a and cos a where huge, 0 elsewhere) for the Bessel functions in a's dtype: portable_sides_and_any's one block reduction, tl.math.sin and cos only in blocks with a huge element."""
+    huge_s = tl.full(a.shape, 0.0, a.dtype)
     huge_c = huge_s
     some_near, some_far, some_huge = portable_sides_and_any(near, huge)
     if some_huge:
         huge_s = tl.math.sin(a)
         huge_c = tl.math.cos(a)
+    return some_near, some_far, huge_s, huge_c
+
+
+def portable_hankel_sides(a, near):
+    """portable_huge_sides's with the huge elements, from 2^31 (or where tl.math.fma rounds twice), where portable_sincos stops."""
+    huge = (a >= 2147483648.0) | portable_fma_rounds_apart(a)
+    some_near, some_far, huge_s, huge_c = portable_huge_sides(a, near, huge)
     return some_near, some_far, huge, huge_s, huge_c
 
 

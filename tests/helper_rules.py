@@ -18,14 +18,14 @@ def local_names(fn_node):
 
 
 # the functions whose leading results are block-uniform booleans, and how many
-BLOCK_UNIFORM_RESULTS = {"portable_sides": 2, "portable_sides_and_any": 3, "portable_hankel_sides": 2,
-                         "f32_hankel_sides": 2}
+BLOCK_UNIFORM_RESULTS = {"portable_sides": 2, "portable_sides_and_any": 3, "portable_huge_sides": 2,
+                         "portable_hankel_sides": 2, "f32_hankel_sides": 2}
 
 
 def block_uniform_names(fn_node) -> set:
     """Names bound by `a, b = portable_sides(mask)`, `a, b, c = portable_sides_and_any(mask, other)` or the first
-    two of `a, b, ... = portable_hankel_sides(x, near)` (f32_hankel_sides) in the function's body: block-uniform
-    booleans."""
+    two of `a, b, ... = portable_hankel_sides(x, near)` (f32_hankel_sides, portable_huge_sides) in the function's
+    body: block-uniform booleans."""
     return {target.id for statement in fn_node.body if isinstance(statement, ast.Assign)
             and isinstance(statement.value, ast.Call) and isinstance(statement.value.func, ast.Name)
             and statement.value.func.id in BLOCK_UNIFORM_RESULTS and isinstance(statement.targets[0], ast.Tuple)

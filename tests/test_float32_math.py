@@ -689,7 +689,8 @@ def test_f32_atan_and_atan2_are_cudas_bit_for_bit(tmp_path_factory):
 @pytest.mark.parametrize("name", sorted(HELPERS))
 def test_helpers_follow_the_generator_rules(name):
     # portable_math's dtype-generic helpers may be called too (the generator copies callees of either module)
-    shared = {"portable_reciprocal_square_step", "portable_sides", "portable_sides_and_any", "portable_any"}
+    shared = {"portable_reciprocal_square_step", "portable_sides", "portable_sides_and_any", "portable_any",
+              "portable_huge_sides"}
     assert_follows_generator_rules(HELPERS[name], set(HELPERS) | shared,
                                    {"abs", "math", "minimum", "maximum", "where", "exp2", "int32", "float32", "full",
                                     "float64"})
