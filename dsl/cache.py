@@ -22,6 +22,8 @@ import threading
 import warnings
 from pathlib import Path
 
+from tritonize.passes.ast_tools import parse
+
 _IMPORT_LOCK = threading.Lock()
 _FALLBACK_LOCK = threading.Lock()
 _fallback: Path | None = None
@@ -48,7 +50,7 @@ def content_hash(source: str) -> str:
     then under load in CI, for reasons not found) name one file. Text that does not parse
     hashes as itself, so it matches no name."""
     try:
-        canonical = ast.dump(ast.parse(source))
+        canonical = ast.dump(parse(source))
     except (SyntaxError, ValueError):
         canonical = source
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]

@@ -23,7 +23,7 @@ from tritonize.errors import (ArgumentCountError, BroadcastError, CallError, DSL
                               UnsupportedSyntax, without_internal_frames)
 from tritonize.passes import (ParamSpec, Specialization, derive_backward, generate_module, infer_output_types,
                               infer_value_types, run_frontend)
-from tritonize.passes.ast_tools import names_read
+from tritonize.passes.ast_tools import COMPILE_LOCK, PARSE_LOCK, PARSE_RACES, names_read
 from tritonize.passes.math_table import (calls_heavy_math, caps_registers, costly_calls, gains_from_wide_threads,
                                            prefers_toolkit_libdevice)
 from tritonize.passes.type_rules import PYTHON, SHORT_NAMES, by_value_dtype
@@ -32,8 +32,9 @@ from tritonize.view import StridedView
 
 __version__ = "0.1.0"
 
-# Triton's interpreter patches triton.language globally while a kernel runs
-_INTERPRETER_LOCK = threading.Lock()
+# Triton's interpreter patches triton.language globally while a kernel runs; it parses a kernel's
+# source on its first run, which must not race the package's parses where parsing races (ast_tools)
+_INTERPRETER_LOCK = PARSE_LOCK if PARSE_RACES else threading.Lock()
 
 
 def _entry_point(method):
@@ -1370,7 +1371,7 @@ class LaunchRecipe(KernelArguments):
                             *self.blocks, self.warps)
             return
         if _several_gpus() and self.device.index != torch.cuda.current_device():
-            with torch.cuda.device(self.device):
+            with torch.cuda.device(self.device), COMPILE_LOCK:  # Triton may compile: it parses
                 self.launch(*tensors, *outputs, *scalars, *self.strides, self.sizes, self.numel, self.grid,
                             *self.blocks, self.warps, extern_libs=self.extern_libs)
             return
@@ -1404,8 +1405,9 @@ class LaunchRecipe(KernelArguments):
                 elif self.call == self.first_calls:
                     self.call = self.steady_call(tensors)
                 return
-        compiled = self.launch(*tensors, *outputs, *scalars, *self.strides, self.sizes, self.numel, self.grid,
-                               *self.blocks, self.warps, extern_libs=self.extern_libs)
+        with COMPILE_LOCK:  # Triton may compile the kernel, and its compiler parses the kernel's source
+            compiled = self.launch(*tensors, *outputs, *scalars, *self.strides, self.sizes, self.numel,
+                                   self.grid, *self.blocks, self.warps, extern_libs=self.extern_libs)
         self.launched = True
         # Triton specialized the kernel on each pointer's 16-byte alignment, the outputs' too: a recipe
         # of calls with out= (misaligned ones among them: the odd elements of a row written in place)

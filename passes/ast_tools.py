@@ -2,17 +2,36 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import copy
 import functools
+import sys
+import threading
 
 from tritonize.errors import SourceLocation
 
 COMMENT_MARKER = "__tritonize_comment__"
 
+# CPython 3.11.0-3.11.7 and 3.12.0-3.12.1 count ast.parse's recursion in state that all threads
+# share (gh-106905): a garbage collection inside one thread's parse may hand the interpreter to
+# another thread, and the parse that finishes second fails with "SystemError: AST constructor
+# recursion depth mismatch" (seen in CI, where it also sent render to its ast.unparse fallback).
+# Every parse of the package holds PARSE_LOCK; where parsing races, Triton's own parses of a
+# kernel (its compiler's, its interpreter's first run of one) hold it too (COMPILE_LOCK).
+PARSE_LOCK = threading.RLock()
+PARSE_RACES = sys.version_info < (3, 11, 8) or (3, 12) <= sys.version_info < (3, 12, 2)
+COMPILE_LOCK = PARSE_LOCK if PARSE_RACES else contextlib.nullcontext()
+
+
+def parse(source: str, mode: str = "exec") -> ast.AST:
+    """ast.parse, one thread at a time (PARSE_LOCK)."""
+    with PARSE_LOCK:
+        return ast.parse(source, mode=mode)
+
 
 @functools.lru_cache(maxsize=None)
 def _parsed_template(template: str) -> ast.AST:
-    return ast.parse(template, mode="eval").body
+    return parse(template, mode="eval").body
 
 
 class _Splice(ast.NodeTransformer):
@@ -39,7 +58,7 @@ def expr(template: str, **values: ast.AST | str | int | float) -> ast.expr:
 def stmt(template: str, **values) -> ast.stmt:
     """Like `expr`, for one statement (`x = {value}`, `tl.store(...)`)."""
     nodes = {k: v if isinstance(v, ast.AST) else as_node(v) for k, v in values.items()}
-    tree = ast.parse(template).body[0]
+    tree = parse(template).body[0]
     return ast.fix_missing_locations(_Splice(nodes).visit(tree))
 
 

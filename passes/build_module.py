@@ -7,7 +7,7 @@ import ast
 import importlib
 import inspect
 
-from tritonize.passes.ast_tools import comment, expr, name, stmt
+from tritonize.passes.ast_tools import comment, expr, name, parse, stmt
 from tritonize.passes.build_kernel import describe_spec
 
 
@@ -32,7 +32,7 @@ def math_helpers(names: set[str]) -> list[ast.FunctionDef]:
         module_name = next(m for prefix, m in HELPER_MODULES.items() if helper.startswith(prefix))
         # imported on demand: most modules call no helper
         module = importlib.import_module(f"tritonize.passes.{module_name}")
-        tree = ast.parse(inspect.getsource(getattr(module, helper))).body[0]
+        tree = parse(inspect.getsource(getattr(module, helper))).body[0]
         for node in ast.walk(tree):
             if isinstance(node, ast.Name) and is_helper(node.id) and node.id != helper:
                 add(node.id)

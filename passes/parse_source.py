@@ -14,6 +14,7 @@ import inspect
 import textwrap
 
 from tritonize.errors import SourceLocation, UnsupportedSyntax
+from tritonize.passes.ast_tools import parse
 
 
 def source_of(fn) -> tuple[str, str, int]:
@@ -39,7 +40,7 @@ def parse_function(fn) -> tuple[ast.FunctionDef, str]:
     raw, filename, first_line = source_of(fn)
     source = textwrap.dedent(raw)
     indent = len(raw.splitlines()[0]) - len(source.splitlines()[0])
-    module = ast.parse(source)
+    module = parse(source)
     tree = module.body[0]
     if not isinstance(tree, ast.FunctionDef):
         where = SourceLocation(filename, first_line + tree.lineno - 1, tree.col_offset + indent)
@@ -92,7 +93,7 @@ def parse_lambda(fn) -> tuple[ast.FunctionDef, str]:
 def _parsed(text: str) -> ast.Module:
     """A file's tree, kept while its lambdas are decorated one after another (a 1600-line file
     takes ~15 ms to parse)."""
-    return ast.parse(text)
+    return parse(text)
 
 
 def _the_lambda(module: ast.Module, code, filename: str) -> ast.Lambda:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import warnings
 
-from tritonize.passes.ast_tools import COMMENT_MARKER
+from tritonize.passes.ast_tools import COMMENT_MARKER, parse
 
 try:
     with warnings.catch_warnings():
@@ -24,7 +24,7 @@ def render(tree: ast.Module, use_astor: bool = True) -> str:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DeprecationWarning)
                 source = astor.to_source(tree, pretty_source=_wrap_at_100)
-            ast.parse(source)
+            parse(source)
         except Exception:  # astor does not know every node of every Python version
             source = None
     if source is None:
@@ -39,7 +39,7 @@ def _wrap_at_100(source_parts) -> str:
 def _comments_to_lines(source: str) -> str:
     lines = source.splitlines()
     markers = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(parse(source)):
         if (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
                 and isinstance(node.value.func, ast.Name) and node.value.func.id == COMMENT_MARKER):
             markers.append((node.lineno, node.end_lineno, node.col_offset, node.value.args[0].value))

@@ -11,6 +11,7 @@ skips here); on the CPU the index-width choice is unit-tested, and a kernel with
 from __future__ import annotations
 
 import ast
+import gc
 import math
 import os
 import random
@@ -18,6 +19,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 import warnings
 from pathlib import Path
 
@@ -977,6 +979,60 @@ def test_many_threads_decorating_and_first_calling_the_same_function(device):
         assert path.stem.endswith(cache.content_hash(text)), (path, cache.content_hash(text), text[:400])
 
 
+@pytest.fixture
+def collections_switch_threads():
+    """Every garbage collection sleeps a moment, handing the interpreter to another thread: what
+    a collection inside ast.parse does now and then, and what races CPython 3.11.0-3.11.7's
+    parses (gh-106905: a plain ast.parse of a 100-function module in four threads fails this way
+    in nearly every run of 40 parses)."""
+    def sleep_at_start(phase, info, sleep=time.sleep):
+        if phase == "start":
+            sleep(0.0001)
+    threshold = gc.get_threshold()
+    gc.callbacks.append(sleep_at_start)
+    gc.set_threshold(50)
+    yield
+    gc.callbacks.remove(sleep_at_start)
+    gc.set_threshold(*threshold)
+
+
+def test_threads_generating_while_collections_switch_threads(device, collections_switch_threads):
+    """Decorating, generating (templates, rendering, the cache's hash each parse) and first runs
+    (Triton's interpreter and compiler parse the kernel) in four threads at once, with collections
+    that switch threads: no "AST constructor recursion depth mismatch", and modules rendered by
+    astor (its render is checked by a parse, whose failure took the ast.unparse fallback)."""
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(6, 10, generator=g).to(device)
+    y = torch.randn(10, generator=g).to(device)
+    count = 4
+    barrier = threading.Barrier(count)
+    failures, paths = [], []
+
+    def worker(k):
+        try:
+            barrier.wait()
+            for round_ in range(3):
+                salt = random.random()
+                axpy, branchy, _ = make_thread_functions(salt)
+                torch.testing.assert_close(axpy(2.0, x, y), 2.0 * x + y + salt)
+                torch.testing.assert_close(branchy(x.t(), 1.5), torch.where(x.t() > 1.5, x.t() - 1.5,
+                                                                            (1.5 - x.t()) * 0.5 + salt))
+                paths.extend([axpy.source_path(2.0, x, y), branchy.source_path(x.t(), 1.5)])
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=600)
+    assert not failures, failures[:3]
+    assert len(paths) == 2 * 3 * count
+    for path in paths:  # astor's rendering, whose lines wrap at 100, not the fallback's (ast.unparse)
+        code = [line for line in path.read_text().splitlines() if not line.lstrip().startswith("#")]
+        assert render_uses_unparse() or max(map(len, code)) <= 100, path
+
+
 def test_inspecting_a_function_while_other_threads_add_specializations():
     """`specializations`, repr and the notebook display read the function's tables while a
     call adds to them (this raised 'dictionary changed size during iteration')."""
@@ -1135,5 +1191,5 @@ def test_a_module_rendered_by_astor_or_by_unparse_names_one_cache_file(device):
 
 
 def render_uses_unparse() -> bool:
-    from tritonize.passes import render as render_module
-    return render_module.astor is None
+    # the module: `from tritonize.passes import render` gives its function of that name
+    return sys.modules["tritonize.passes.render"].astor is None
