@@ -23,7 +23,7 @@ from tritonize.errors import (ArgumentCountError, BroadcastError, CallError, DSL
                               UnsupportedSyntax, without_internal_frames)
 from tritonize.passes import (ParamSpec, Specialization, derive_backward, generate_module, infer_output_types,
                               infer_value_types, run_frontend)
-from tritonize.passes.ast_tools import COMPILE_LOCK, PARSE_LOCK, PARSE_RACES, names_read
+from tritonize.passes.ast_tools import COMPILE_LOCK, names_read
 from tritonize.passes.math_table import (calls_heavy_math, caps_registers, costly_calls, gains_from_wide_threads,
                                            prefers_toolkit_libdevice)
 from tritonize.passes.type_rules import PYTHON, SHORT_NAMES, by_value_dtype
@@ -32,9 +32,8 @@ from tritonize.view import StridedView
 
 __version__ = "0.1.0"
 
-# Triton's interpreter patches triton.language globally while a kernel runs; it parses a kernel's
-# source on its first run, which must not race the package's parses where parsing races (ast_tools)
-_INTERPRETER_LOCK = PARSE_LOCK if PARSE_RACES else threading.Lock()
+# Triton's interpreter patches triton.language globally while a kernel runs
+_INTERPRETER_LOCK = threading.Lock()
 
 
 def _entry_point(method):
@@ -1365,8 +1364,9 @@ class LaunchRecipe(KernelArguments):
         tensors = [args[i] for i in self.tensor_positions]
         scalars = self.kernel_scalars(args)
         if not self.cuda:
-            # masked-off lanes hold zeros in the interpreter; their 0/0 must not warn
-            with _INTERPRETER_LOCK, numpy.errstate(all="ignore"):
+            # masked-off lanes hold zeros in the interpreter; their 0/0 must not warn. Its first run of a
+            # kernel parses the kernel's source (COMPILE_LOCK: where parses race, one at a time)
+            with _INTERPRETER_LOCK, COMPILE_LOCK, numpy.errstate(all="ignore"):
                 self.launch(*tensors, *outputs, *scalars, *self.strides, self.sizes, self.numel, self.grid,
                             *self.blocks, self.warps)
             return
