@@ -47,8 +47,8 @@ def cache_dir() -> Path:
 def content_hash(source: str) -> str:
     """A hash of the module's code (its AST), not of its layout: a module rendered by astor
     and the same module rendered by ast.unparse (the fallback, which a thread took now and
-    then under load in CI, for reasons not found) name one file. Text that does not parse
-    hashes as itself, so it matches no name."""
+    then in CI where render's check parse lost the race that ast_tools.PARSE_LOCK now
+    prevents) name one file. Text that does not parse hashes as itself, so it matches no name."""
     try:
         canonical = ast.dump(parse(source))
     except (SyntaxError, ValueError):
