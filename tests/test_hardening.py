@@ -948,20 +948,15 @@ def test_many_threads_calling_new_and_known_specializations(device):
             assert path.stem.endswith(cache.content_hash(path.read_text()))
 
 
-def test_many_threads_decorating_and_first_calling_the_same_function(device):
-    """Several PointwiseFunction objects of one source generate the same file at once."""
-    salt = random.random()
-    x = torch.arange(-6.0, 6.0, device=device).reshape(3, 4)
-    count = 8
-    barrier = threading.Barrier(count)
-    results, failures = [None] * count, []
+def run_together(work, count: int) -> list:
+    """work(0) ... work(count - 1) in as many threads, started at once (a barrier); the exceptions they raised."""
+    barrier, failures = threading.Barrier(count), []
 
     def worker(k):
         try:
             barrier.wait()
-            fn = make_salted(salt)
-            results[k] = (fn(x), fn(x.t()), fn.source_path(x))
-        except BaseException as exc:  # noqa: BLE001
+            work(k)
+        except BaseException as exc:  # noqa: BLE001 - returned to the test
             failures.append(exc)
 
     threads = [threading.Thread(target=worker, args=(k,)) for k in range(count)]
@@ -969,6 +964,21 @@ def test_many_threads_decorating_and_first_calling_the_same_function(device):
         t.start()
     for t in threads:
         t.join(timeout=600)
+    return failures
+
+
+def test_many_threads_decorating_and_first_calling_the_same_function(device):
+    """Several PointwiseFunction objects of one source generate the same file at once."""
+    salt = random.random()
+    x = torch.arange(-6.0, 6.0, device=device).reshape(3, 4)
+    count = 8
+    results = [None] * count
+
+    def work(k):
+        fn = make_salted(salt)
+        results[k] = (fn(x), fn(x.t()), fn.source_path(x))
+
+    failures = run_together(work, count)
     assert not failures, failures[:3]
     paths = {str(path) for _, _, path in results}
     assert len(paths) == 1, paths
@@ -1004,28 +1014,18 @@ def test_threads_generating_while_collections_switch_threads(device, collections
     g = torch.Generator().manual_seed(3)
     x = torch.randn(6, 10, generator=g).to(device)
     y = torch.randn(10, generator=g).to(device)
-    count = 4
-    barrier = threading.Barrier(count)
-    failures, paths = [], []
+    count, paths = 4, []
 
-    def worker(k):
-        try:
-            barrier.wait()
-            for round_ in range(3):
-                salt = random.random()
-                axpy, branchy, _ = make_thread_functions(salt)
-                torch.testing.assert_close(axpy(2.0, x, y), 2.0 * x + y + salt)
-                torch.testing.assert_close(branchy(x.t(), 1.5), torch.where(x.t() > 1.5, x.t() - 1.5,
-                                                                            (1.5 - x.t()) * 0.5 + salt))
-                paths.extend([axpy.source_path(2.0, x, y), branchy.source_path(x.t(), 1.5)])
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            failures.append(exc)
+    def work(k):
+        for round_ in range(3):
+            salt = random.random()
+            axpy, branchy, _ = make_thread_functions(salt)
+            torch.testing.assert_close(axpy(2.0, x, y), 2.0 * x + y + salt)
+            torch.testing.assert_close(branchy(x.t(), 1.5), torch.where(x.t() > 1.5, x.t() - 1.5,
+                                                                        (1.5 - x.t()) * 0.5 + salt))
+            paths.extend([axpy.source_path(2.0, x, y), branchy.source_path(x.t(), 1.5)])
 
-    threads = [threading.Thread(target=worker, args=(k,)) for k in range(count)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=600)
+    failures = run_together(work, count)
     assert not failures, failures[:3]
     assert len(paths) == 2 * 3 * count
     for path in paths:  # astor's rendering, whose lines wrap at 100, not the fallback's (ast.unparse)
