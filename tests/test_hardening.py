@@ -1033,6 +1033,38 @@ def test_threads_generating_while_collections_switch_threads(device, collections
         assert render_uses_unparse() or max(map(len, code)) <= 100, path
 
 
+class _AstParseCalls(ast.NodeVisitor):
+    """Where a module calls ast.parse: (the innermost enclosing function's name, or "<module>", line)."""
+    def __init__(self):
+        self.enclosing, self.calls = ["<module>"], []
+
+    def visit_FunctionDef(self, node):
+        self.enclosing.append(node.name)
+        self.generic_visit(node)
+        self.enclosing.pop()
+
+    def visit_Call(self, node):
+        func = node.func
+        if (isinstance(func, ast.Attribute) and func.attr == "parse" and isinstance(func.value, ast.Name)
+                and func.value.id == "ast"):
+            self.calls.append((self.enclosing[-1], node.lineno))
+        self.generic_visit(node)
+
+
+def test_the_package_parses_only_through_ast_tools_parse():
+    """Every parse of the package holds ast_tools.PARSE_LOCK: no module of dsl/, passes/ or ops/ calls
+    ast.parse but ast_tools.parse itself."""
+    import tritonize.ops
+    import tritonize.passes
+    calls = []
+    for package in (tritonize, tritonize.passes, tritonize.ops):
+        for path in sorted(Path(package.__file__).parent.glob("*.py")):
+            finder = _AstParseCalls()
+            finder.visit(ast.parse(path.read_text()))
+            calls += [(path.name, function) for function, _ in finder.calls]
+    assert calls == [("ast_tools.py", "parse")], calls
+
+
 def test_inspecting_a_function_while_other_threads_add_specializations():
     """`specializations`, repr and the notebook display read the function's tables while a
     call adds to them (this raised 'dictionary changed size during iteration')."""
