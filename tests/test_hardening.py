@@ -909,47 +909,8 @@ def thread_jobs(functions, salt, device):
     return jobs
 
 
-def test_many_threads_calling_new_and_known_specializations(device):
-    salt = random.random()
-    functions = make_thread_functions(salt)
-    jobs = thread_jobs(functions, salt, device)
-    for fn, args, _ in jobs[::4]:  # some specializations are known before the threads start
-        fn(*args)
-    count = 8
-    barrier = threading.Barrier(count)
-    failures = []
-
-    def worker(seed):
-        order = list(range(len(jobs)))
-        random.Random(seed).shuffle(order)
-        barrier.wait()
-        try:
-            for k in order:
-                fn, args, expected = jobs[k]
-                got = fn(*args)
-                got = got if isinstance(got, tuple) else (got,)
-                for g, e in zip(got, expected):
-                    assert g.dtype == e.dtype and g.shape == e.shape, (fn.__name__, g.dtype, e.dtype)
-                    torch.testing.assert_close(g, e, rtol=2e-3, atol=2e-3, equal_nan=True)
-        except BaseException as exc:  # noqa: BLE001 - reported below, with the thread's seed
-            failures.append((seed, exc))
-
-    threads = [threading.Thread(target=worker, args=(seed,)) for seed in range(count)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=600)
-    assert not failures, failures[:3]
-    # one module per specialization, each whole
-    for fn in functions:
-        paths = list(fn.specializations.values())
-        assert len(set(paths)) == len(paths)
-        for path in paths:
-            assert path.stem.endswith(cache.content_hash(path.read_text()))
-
-
 def run_together(work, count: int) -> list:
-    """work(0) ... work(count - 1) in as many threads, started at once (a barrier); the exceptions they raised."""
+    """work(0) ... work(count - 1) in as many threads, started at once (a barrier); (k, the exception) for each that raised."""
     barrier, failures = threading.Barrier(count), []
 
     def worker(k):
@@ -957,7 +918,7 @@ def run_together(work, count: int) -> list:
             barrier.wait()
             work(k)
         except BaseException as exc:  # noqa: BLE001 - returned to the test
-            failures.append(exc)
+            failures.append((k, exc))
 
     threads = [threading.Thread(target=worker, args=(k,)) for k in range(count)]
     for t in threads:
@@ -965,6 +926,34 @@ def run_together(work, count: int) -> list:
     for t in threads:
         t.join(timeout=600)
     return failures
+
+
+def test_many_threads_calling_new_and_known_specializations(device):
+    salt = random.random()
+    functions = make_thread_functions(salt)
+    jobs = thread_jobs(functions, salt, device)
+    for fn, args, _ in jobs[::4]:  # some specializations are known before the threads start
+        fn(*args)
+
+    def work(seed):  # the jobs in an order of the thread's own
+        order = list(range(len(jobs)))
+        random.Random(seed).shuffle(order)
+        for k in order:
+            fn, args, expected = jobs[k]
+            got = fn(*args)
+            got = got if isinstance(got, tuple) else (got,)
+            for g, e in zip(got, expected):
+                assert g.dtype == e.dtype and g.shape == e.shape, (fn.__name__, g.dtype, e.dtype)
+                torch.testing.assert_close(g, e, rtol=2e-3, atol=2e-3, equal_nan=True)
+
+    failures = run_together(work, 8)
+    assert not failures, failures[:3]  # with the seed of each thread
+    # one module per specialization, each whole
+    for fn in functions:
+        paths = list(fn.specializations.values())
+        assert len(set(paths)) == len(paths)
+        for path in paths:
+            assert path.stem.endswith(cache.content_hash(path.read_text()))
 
 
 def test_many_threads_decorating_and_first_calling_the_same_function(device):
@@ -1034,7 +1023,7 @@ def test_threads_generating_while_collections_switch_threads(device, collections
 
 
 class _AstParseCalls(ast.NodeVisitor):
-    """Where a module calls ast.parse: (the innermost enclosing function's name, or "<module>", line)."""
+    """The functions of a module that call ast.parse (the innermost enclosing one, or "<module>")."""
     def __init__(self):
         self.enclosing, self.calls = ["<module>"], []
 
@@ -1047,7 +1036,7 @@ class _AstParseCalls(ast.NodeVisitor):
         func = node.func
         if (isinstance(func, ast.Attribute) and func.attr == "parse" and isinstance(func.value, ast.Name)
                 and func.value.id == "ast"):
-            self.calls.append((self.enclosing[-1], node.lineno))
+            self.calls.append(self.enclosing[-1])
         self.generic_visit(node)
 
 
@@ -1061,7 +1050,7 @@ def test_the_package_parses_only_through_ast_tools_parse():
         for path in sorted(Path(package.__file__).parent.glob("*.py")):
             finder = _AstParseCalls()
             finder.visit(ast.parse(path.read_text()))
-            calls += [(path.name, function) for function, _ in finder.calls]
+            calls += [(path.name, function) for function in finder.calls]
     assert calls == [("ast_tools.py", "parse")], calls
 
 
