@@ -353,55 +353,44 @@ def f32_i1e(x):
     return tl.where(a <= 8.0, small * x, tl.where(x < 0.0, big * -1.0, big))
 
 
-# The Bessel functions of the first and second kinds, orders 0 and 1, in float32: portable_math's method
-# (Cephes' rationals, p1evl's leading 1 kept; above 5 the Hankel expansion's P and Q) in float32 arithmetic
-# by fma, where the float64 composites ran float32 J0 at 0.15x eager and Y0 at 0.10x on an H100. Three
-# things keep them accurate in float32:
+# The Bessel functions of the first and second kinds, orders 0 and 1, in float32, by fma, where the float64
+# composites ran float32 J0 at 0.15x eager and Y0 at 0.10x on an H100. Below 5, polynomials in u = x^2 - 12.5
+# fitted for float32 (benchmarks/experiments/fit_bessel_jy.py), with no division: J0 = (a - j01)(a + j01)(a^2 - j02^2) P0(u),
+# J1 = x (a - j11)(a + j11)(a^2 - j12^2) P1(u), Y0 = R0(u) + (2/pi) ln(x) J0, Y1 = x R1(u) + (2/pi)(J1 ln x - 1/x), where
+# Cephes' rationals (torch's) took two polynomials and a correctly rounded division each, and Y J's rational
+# too; above 5 Cephes' Hankel expansion (P and Q). What keeps them accurate in float32:
 # * the first zero of J0 (J1) below 5 is a factor (a - j)(a + j) with j in two float32 parts, so that
 #   (a - j) is exact next to it (Sterbenz) and J keeps its relative accuracy there;
-# * Y's YP polynomial below 5, whose terms about 0 cancel to 24 eps of the amplitude next to 5 in float32,
-#   is Y0's taken about z = 15 (float32 again, as accurate as float64) and Y1's in float64 (about any point
-#   float32 measured 13-17 eps);
+# * u taken about the middle of (0, 25], whose terms cancel little (Cephes' YP about 0 cancelled to 24 eps of
+#   the amplitude next to 5 in float32), and by one fma from x;
 # * above 5 the phase comes from float32 sin(a) and cos(a) (full range reduction), never from a rounded
 #   a - pi/4, whose rounding cost torch's float32 kernels 3.6e6 float32 eps of the envelope sqrt(2/(pi a))
 #   between 10 and 1e7, where these are within 6.3-6.7 (benchmarks/results/experiment_bessel_branches_h100.txt).
 # Each branch runs only in blocks that have an element on its side (portable_sides, one reduction for
 # both tests): where every element of a block is below 5, as in most blocks of data on [-2, 2], the
-# block skips the Hankel branch (P, Q, a sine and a cosine), and above 5 the rational. Quotients and
+# block skips the Hankel branch (P, Q, a sine and a cosine), and above 5 the polynomials. Quotients and
 # square roots are rounded to nearest (div_rn, sqrt_rn): Triton's float32 `/` and sqrt are approximate.
 # Errors, compiled, against the float64 composites: see tests.
-def f32_bessel_small0(a):
-    """J0 on |x| <= 5 as (numerator, denominator) in float32, a = |x|: Cephes' (z - DR1)(z - DR2) RP(z) / RQ(z), z - DR1 as (a - j01)(a + j01), j01 in two parts."""
-    z = a * a
-    rp = tl.math.fma(z, -4794432209.782018, 1956174919465.5657)
-    rp = tl.math.fma(rp, z, -249248344360967.72)
-    rp = tl.math.fma(rp, z, 9708622510473064.0)
-    rq = tl.math.fma(z + 499.563147152651, z, 173785.4016763747)
-    rq = tl.math.fma(rq, z, 48440965.83399621)
-    rq = tl.math.fma(rq, z, 11185553704.535683)
-    rq = tl.math.fma(rq, z, 2112775201154.892)
-    rq = tl.math.fma(rq, z, 310518229857422.56)
-    rq = tl.math.fma(rq, z, 3.1812195594320496e+16)
-    rq = tl.math.fma(rq, z, 1.7108629408104315e+18)
-    first_zero = ((a - 2.404825448989868) - 1.087059047222283e-07) * (a + 2.404825557695773)
-    return first_zero * (z - 30.471262343662087) * rp, rq
+def f32_bessel_near0(a, u):
+    """J0 on |x| <= 5 in float32, a = |x|, u = a^2 - 12.5: (a - j01)(a + j01)(a^2 - j02^2) P0(u), j01 in two parts (a - j01 exact next to it), P0 of degree 6 (fit_bessel_jy)."""
+    p = tl.math.fma(u, 5.869425446022739e-15, -1.5469128799086573e-12)
+    p = tl.math.fma(p, u, 2.8090232917499236e-10)
+    p = tl.math.fma(p, u, -3.646288604386427e-08)
+    p = tl.math.fma(p, u, 3.121162308161729e-06)
+    p = tl.math.fma(p, u, -0.0001536869676783681)
+    p = tl.math.fma(p, u, 0.0031873558182269335)
+    return ((a - 2.404825448989868) - 1.087059047222283e-07) * (a + 2.404825448989868) * tl.math.fma(a, a, -30.471261978149414) * p
 
 
-def f32_bessel_small1(a):
-    """J1(x) / x on |x| <= 5 as (numerator, denominator) in float32, a = |x|: Cephes' (z - Z1)(z - Z2) RP(z) / RQ(z), z - Z1 as (a - j11)(a + j11), j11 in two parts."""
-    z = a * a
-    rp = tl.math.fma(z, -899971225.7055594, 452228297998.19403)
-    rp = tl.math.fma(rp, z, -72749424522181.83)
-    rp = tl.math.fma(rp, z, 3682957328638529.0)
-    rq = tl.math.fma(z + 620.8364781180543, z, 256987.25675774884)
-    rq = tl.math.fma(rq, z, 83514679.14319493)
-    rq = tl.math.fma(rq, z, 22151159547.97925)
-    rq = tl.math.fma(rq, z, 4749141220799.914)
-    rq = tl.math.fma(rq, z, 784369607876235.9)
-    rq = tl.math.fma(rq, z, 8.952223361846274e+16)
-    rq = tl.math.fma(rq, z, 5.322786203326801e+18)
-    first_zero = ((a - 3.8317060470581055) + 7.685058989181925e-08) * (a + 3.831705970207512)
-    return first_zero * (z - 49.2184563216946) * rp, rq
+def f32_bessel_near1(a, u):
+    """J1(x) / x on |x| <= 5 in float32, a = |x|, u = a^2 - 12.5: (a - j11)(a + j11)(a^2 - j12^2) P1(u), j11 in two parts, P1 of degree 6 (fit_bessel_jy)."""
+    p = tl.math.fma(u, 2.802710261478312e-16, -9.259472122423798e-14)
+    p = tl.math.fma(p, u, 1.8964487966122157e-11)
+    p = tl.math.fma(p, u, -2.8238815730219358e-09)
+    p = tl.math.fma(p, u, 2.8299845666879264e-07)
+    p = tl.math.fma(p, u, -1.6746138499001972e-05)
+    p = tl.math.fma(p, u, 0.0004323698813095689)
+    return ((a - 3.8317060470581055) + 7.685058989181925e-08) * (a + 3.8317060470581055) * tl.math.fma(a, a, -49.21845626831055) * p
 
 
 # Cephes' P and Q for the Hankel expansion (portable_bessel_hankel0/1) by fma: half the instructions of
@@ -523,43 +512,40 @@ def f32_hankel_sincos(a, huge, huge_s, huge_c):
 
 # f32_bessel_j0: even, 1 at +-0, nan at nan, 0.0 at +-inf (as portable_bessel_j0)
 def f32_bessel_j0(x):
-    """J0 in float32: f32_bessel_small0 to |x| = 5, above (P (cos a + sin a) - w Q (sin a - cos a)) / sqrt(pi a) (f32_bessel_hankel0), each branch in blocks that have such elements."""
+    """J0 in float32: f32_bessel_near0 to |x| = 5, above (P (cos a + sin a) - w Q (sin a - cos a)) / sqrt(pi a) (f32_bessel_hankel0), each branch in blocks that have such elements."""
     a = tl.abs(x)
     near = a <= 5.0
-    num = tl.full(x.shape, 0.0, tl.float32)
-    den = num + 1.0
+    r = tl.full(x.shape, 0.0, tl.float32)
     some_near, some_far, huge, huge_s, huge_c = f32_hankel_sides(a, near)
     if some_near:
-        num, den = f32_bessel_small0(a)
+        r = f32_bessel_near0(a, tl.math.fma(a, a, -12.5))
+        # 1 - x^2/4 below 0.02, where the next term is under a quarter of an ulp: exactly 1 at 0
+        r = tl.where(a < 0.02, 1.0 - a * a * 0.25, r)
     if some_far:
         p, q, d = f32_bessel_hankel0(a)
         s, c = f32_hankel_sincos(a, huge, huge_s, huge_c)
-        num = tl.where(near, num, p * (c + s) - q * (s - c))
-        den = tl.where(near, den, d * tl.math.sqrt_rn(a) * 1.7724539041519165)
-    r = tl.math.div_rn(num, den)
-    # 1 - x^2/4 below 0.02, where the next term is under a quarter of an ulp (the rational is an ulp low at 0)
-    r = tl.where(a < 0.02, 1.0 - a * a * 0.25, r)
+        big = tl.math.div_rn(p * (c + s) - q * (s - c), d * tl.math.sqrt_rn(a) * 1.7724539041519165)
+        r = tl.where(near, r, big)
     return tl.where(a == float("inf"), 0.0, r)
 
 
 # f32_bessel_j1: odd (x times the series to 5, which keeps -0.0), +-0.0 at +-inf, nan at nan
 def f32_bessel_j1(x):
-    """J1 in float32: x times f32_bessel_small1 to |x| = 5, above (P (sin a - cos a) + w Q (sin a + cos a)) / sqrt(pi a) with x's sign (f32_bessel_hankel1), each branch in blocks that have such elements."""
+    """J1 in float32: x times f32_bessel_near1 to |x| = 5, above (P (sin a - cos a) + w Q (sin a + cos a)) / sqrt(pi a) with x's sign (f32_bessel_hankel1), each branch in blocks that have such elements."""
     a = tl.abs(x)
     near = a <= 5.0
-    num = tl.full(x.shape, 0.0, tl.float32)
-    den = num + 1.0
+    r = tl.full(x.shape, 0.0, tl.float32)
     some_near, some_far, huge, huge_s, huge_c = f32_hankel_sides(a, near)
     if some_near:
-        num, den = f32_bessel_small1(a)
-        num = x * num
+        r = x * f32_bessel_near1(a, tl.math.fma(a, a, -12.5))
+        # x (1/2 - x^2/16) below 0.01, where the next term is 5e-11 of it: x/2 rounded once (the polynomials'
+        # J1(x) / x is an ulp from 1/2 at 0, which rounds the smallest subnormal's half up)
+        r = tl.where(a < 0.01, x * (0.5 - a * a * 0.0625), r)
     if some_far:
         p, q, d = f32_bessel_hankel1(a)
         s, c = f32_hankel_sincos(a, huge, huge_s, huge_c)
-        big = p * (s - c) + q * (s + c)
-        num = tl.where(near, num, tl.where(x < 0.0, big * -1.0, big))
-        den = tl.where(near, den, d * tl.math.sqrt_rn(a) * 1.7724539041519165)
-    r = tl.math.div_rn(num, den)
+        big = tl.math.div_rn(p * (s - c) + q * (s + c), d * tl.math.sqrt_rn(a) * 1.7724539041519165)
+        r = tl.where(near, r, tl.where(x < 0.0, big * -1.0, big))
     # x's sign on a zero, made at run time: Triton 3.6 keeps one constant per value, and -0.0 == 0.0
     zero = tl.where(x < 0.0, -1.0, 1.0) * 0.0
     return tl.where(a == float("inf"), zero, r)
@@ -591,35 +577,22 @@ def f32_log(x):
 
 # f32_bessel_y0: -inf at +-0, nan below 0 and at nan, 0.0 at +inf (as portable_bessel_y0)
 def f32_bessel_y0(x):
-    """Y0 in float32: YP(z) / YQ(z) + (2/pi) ln(x) J0(x) to 5 (J0 from f32_bessel_small0, YP about z = 15), above (P (sin x - cos x) + w Q (cos x + sin x)) / sqrt(pi x) (f32_bessel_hankel0), each branch in blocks that have such elements."""
+    """Y0 in float32: R0(u) + (2/pi) ln(x) J0(x) to 5 (J0 from f32_bessel_near0, R0 of degree 8 in u = x^2 - 12.5: fit_bessel_jy), above (P (sin x - cos x) + w Q (cos x + sin x)) / sqrt(pi x) (f32_bessel_hankel0), each branch in blocks that have such elements."""
     near = x <= 5.0
     r = tl.full(x.shape, 0.0, tl.float32)
     some_near, some_far, huge, huge_s, huge_c = f32_hankel_sides(x, near)
     if some_near:
-        num, den = f32_bessel_small0(x)
-        z = x * x
-        # YP about z = 15, where its terms cancel far less than about 0 (Cephes' form cancels to 24 eps next to 5
-        # in float32): within 8.0 eps compiled, as accurate as YP in float64 (8.95) without its conversions
-        u = z - 15.0
-        yp = tl.math.fma(u, 15592.4365234375, -13026724.0)
-        yp = tl.math.fma(yp, u, 4189185280.0)
-        yp = tl.math.fma(yp, u, -622140129280.0)
-        yp = tl.math.fma(yp, u, 39929635667968.0)
-        yp = tl.math.fma(yp, u, -678034541641728.0)
-        yp = tl.math.fma(yp, u, -1.2540086881091584e+16)
-        yp = tl.math.fma(yp, u, 1.1555194616047206e+17)
-        yq = tl.math.fma(z + 1041.2835366425984, z, 626107.330137135)
-        yq = tl.math.fma(yq, z, 268919633.39381415)
-        yq = tl.math.fma(yq, z, 86400248710.3935)
-        yq = tl.math.fma(yq, z, 20297961275010.555)
-        yq = tl.math.fma(yq, z, 3171577528429750.5)
-        yq = tl.math.fma(yq, z, 2.5059625617265306e+17)
-        # one quotient: below 5 |yp den|, |num yq| and yq den stay under 1e37. ln |x|, not ln x: x < 0 is nan
-        # below whichever, and a nan quotient takes the division's slow path, which a warp runs for all its lanes
-        # where one has it (on an H100 Y0 took 85.2 us on [-2, 2] against 70.3 on [0, 2], and 70.3 on both with
-        # ln |x|: results/experiment_y0_negative_h100.txt)
-        top = yp * den + 0.6366197723675814 * f32_log(tl.abs(x)) * num * yq
-        r = tl.math.div_rn(top, yq * den)
+        u = tl.math.fma(x, x, -12.5)
+        y = tl.math.fma(u, -1.0593476847142215e-14, 2.734965032225034e-12)
+        y = tl.math.fma(y, u, -4.729487357302276e-10)
+        y = tl.math.fma(y, u, 5.7786849083640845e-08)
+        y = tl.math.fma(y, u, -4.5676952140638605e-06)
+        y = tl.math.fma(y, u, 0.00019892040290869772)
+        y = tl.math.fma(y, u, -0.003011689754202962)
+        y = tl.math.fma(y, u, -0.034612465649843216)
+        y = tl.math.fma(y, u, 0.4837248623371124)
+        # ln |x|, not ln x: x < 0 is nan below whichever, and a finite value keeps its arithmetic off nans
+        r = tl.math.fma(0.6366197723675814 * f32_log(tl.abs(x)), f32_bessel_near0(x, u), y)
         # the special values below 5 in this branch, those above in the other: a block skips the other's compares
         r = tl.where(x < 0.0, float("nan"), r)
         r = tl.where(x == 0.0, float("-inf"), r)
@@ -633,26 +606,21 @@ def f32_bessel_y0(x):
 
 # f32_bessel_y1: -inf at +-0 and where -2 / (pi x) overflows (x < 1.9e-39), nan below 0 and at nan, 0.0 at +inf
 def f32_bessel_y1(x):
-    """Y1 in float32: x YP(z) / YQ(z) + (2/pi) (J1(x) ln(x) - 1/x) to 5 (J1 from f32_bessel_small1, YP in float64), above (w Q (sin x - cos x) - P (sin x + cos x)) / sqrt(pi x) (f32_bessel_hankel1), each branch in blocks that have such elements."""
+    """Y1 in float32: x R1(u) + (2/pi) (J1(x) ln(x) - 1/x) to 5 (J1 from f32_bessel_near1, R1 of degree 7 in u = x^2 - 12.5: fit_bessel_jy), above (w Q (sin x - cos x) - P (sin x + cos x)) / sqrt(pi x) (f32_bessel_hankel1), each branch in blocks that have such elements."""
     near = x <= 5.0
     r = tl.full(x.shape, 0.0, tl.float32)
     some_near, some_far, huge, huge_s, huge_c = f32_hankel_sides(x, near)
     if some_near:
-        num, den = f32_bessel_small1(x)
-        z = x * x
-        wide = x.to(tl.float64) * x.to(tl.float64)
-        # float64 `*` and `+`, not tl.math.fma, whose float literals compile as float32 constants
-        yp = ((1263204747.9017804 * wide - 647355876379.1603) * wide + 114509511541823.73) * wide - 8127702555013251.0
-        yp = ((yp * wide + 2.024394757135949e+17) * wide - 7.788771962659501e+17).to(tl.float32)
-        yq = tl.math.fma(z + 594.3015923461282, z, 235564.09294306856)
-        yq = tl.math.fma(yq, z, 73481194.44597217)
-        yq = tl.math.fma(yq, z, 18760131610.870617)
-        yq = tl.math.fma(yq, z, 3882312774962.3857)
-        yq = tl.math.fma(yq, z, 620557727146953.8)
-        yq = tl.math.fma(yq, z, 6.871410873553005e+16)
-        yq = tl.math.fma(yq, z, 3.9727060811656064e+18)
-        j1_log = x * tl.math.div_rn(num, den) * f32_log(x)
-        r = x * tl.math.div_rn(yp, yq) + (0.6366197723675814 * j1_log - tl.math.div_rn(0.6366197723675814, x))
+        u = tl.math.fma(x, x, -12.5)
+        y = tl.math.fma(u, 1.7800714515684574e-13, -3.722685007478965e-11)
+        y = tl.math.fma(y, u, 5.469338759667153e-09)
+        y = tl.math.fma(y, u, -5.502232056642242e-07)
+        y = tl.math.fma(y, u, 3.396959800738841e-05)
+        y = tl.math.fma(y, u, -0.0010439695324748755)
+        y = tl.math.fma(y, u, 0.007286920677870512)
+        y = tl.math.fma(y, u, 0.13974939286708832)
+        j1_log = x * f32_bessel_near1(x, u) * f32_log(tl.abs(x))
+        r = tl.math.fma(x, y, 0.6366197723675814 * j1_log - tl.math.div_rn(0.6366197723675814, x))
         r = tl.where(x < 0.0, float("nan"), r)
         r = tl.where(x == 0.0, float("-inf"), r)
     if some_far:
