@@ -1567,44 +1567,47 @@ def portable_i1(x):
     return tl.where(a == float("inf"), x, portable_times_exp(portable_i1e(x), a))
 
 
-# The Bessel functions of the first and second kinds, orders 0 and 1: Cephes' rationals (j0.c, j1.c), as
-# ATen's bessel_j0_forward ... bessel_y1_forward, but with p1evl's implicit leading 1 of RQ, QQ and YQ,
-# which ATen's loops drop (from rq = 0, not 1): that costs torch up to 2.4e-6 of the envelope
-# min(1, sqrt(2 / (pi |x|))) between 5 and 10 (3.4e-8 below 5), where these are within 3.2e-15 (Cephes' Y0 and
-# Y1 rationals next to 4.96; 6.2e-16 above 5). Above 5 the phase x - pi/4 (x - 3pi/4) is not rounded first,
-# as ATen's is (its results lose ulp(x)/2 of phase: 7e-9 of the envelope at 1e8, all of it by 1e16): the
-# sines and cosines of x - pi/4 are (sin x -+ cos x)/sqrt 2, (cos x + sin x)/sqrt 2, of x's own sine and
-# cosine. Each function divides twice: 5/x and one quotient for both branches.
-def portable_bessel_small0(z):
-    """J0 on |x| <= 5 as (numerator, denominator) in z = x^2: Cephes' (z - DR1)(z - DR2) RP(z) over RQ(z) with p1evl's leading 1."""
-    rp = portable_horner_start(-4794432209.782018, z, 1956174919465.5657)
-    rp = portable_horner_step(rp, z, -249248344360967.72)
-    rp = portable_horner_step(rp, z, 9708622510473064.0)
-    rq = z + 499.563147152651
-    rq = portable_horner_step(rq, z, 173785.4016763747)
-    rq = portable_horner_step(rq, z, 48440965.83399621)
-    rq = portable_horner_step(rq, z, 11185553704.535683)
-    rq = portable_horner_step(rq, z, 2112775201154.892)
-    rq = portable_horner_step(rq, z, 310518229857422.56)
-    rq = portable_horner_step(rq, z, 3.1812195594320496e+16)
-    rq = portable_horner_step(rq, z, 1.7108629408104315e+18)
-    return (z - 5.783185962946784) * (z - 30.471262343662087) * rp, rq
+# The Bessel functions of the first and second kinds, orders 0 and 1. Below 5, polynomials in u = x^2 - 12.5
+# fitted for float64 (benchmarks/experiments/fit_bessel_jy.py), with no division: J0 = (z - j01^2)(z - j02^2) P0(u),
+# J1 = x (z - j11^2)(z - j12^2) P1(u) (z = x^2, the squares rounded), Y0 = R0(u) + (2/pi) ln(x) J0 and
+# Y1 = x R1(u) + (2/pi)(J1 ln x - 1/x), where Cephes' rationals (j0.c, j1.c: ATen's bessel_j0_forward ...
+# bessel_y1_forward) took two polynomials and a division each, Y J's rational too, and left Y0 and Y1 1.1e-15 and
+# 2.3e-15 of the amplitude off next to 4.96. Above 5, Cephes' Hankel expansion (P and Q), with p1evl's implicit
+# leading 1 of QQ, which ATen's loops drop (from rq = 0, not 1): that costs torch up to 2.4e-6 of the envelope
+# min(1, sqrt(2 / (pi |x|))) between 5 and 10 (3.4e-8 below 5, in its rationals), where these are within 6.2e-16.
+# Above 5 the phase x - pi/4 (x - 3pi/4) is not rounded first, as ATen's is (its results lose ulp(x)/2 of phase:
+# 7e-9 of the envelope at 1e8, all of it by 1e16): the sines and cosines of x - pi/4 are (sin x -+ cos x)/sqrt 2,
+# (cos x + sin x)/sqrt 2, of x's own sine and cosine. Each function divides twice above 5 (5/x and P and Q's
+# quotient), Y1 once below (its 1/x, in the quotient both branches share).
+def portable_bessel_near0(z, u):
+    """J0 on |x| <= 5, z = x^2, u = x^2 - 12.5: (z - j01^2)(z - j02^2) P0(u), P0 of degree 11 (fit_bessel_jy)."""
+    p = portable_horner_start(-2.5961318872144778e-28, u, 1.9974847004416032e-25)
+    p = portable_horner_step(p, u, -1.128159820629661e-22)
+    p = portable_horner_step(p, u, 5.307883827271528e-20)
+    p = portable_horner_step(p, u, -2.0513161919418906e-17)
+    p = portable_horner_step(p, u, 6.366486906764688e-15)
+    p = portable_horner_step(p, u, -1.5421576527783476e-12)
+    p = portable_horner_step(p, u, 2.807789505439784e-10)
+    p = portable_horner_step(p, u, -3.6463130831745705e-08)
+    p = portable_horner_step(p, u, 3.121169393699686e-06)
+    p = portable_horner_step(p, u, -0.00015368696349731236)
+    p = portable_horner_step(p, u, 0.0031873556303932387)
+    return (z - 5.783185962946784) * (z - 30.471262343662087) * p
 
 
-def portable_bessel_small1(z):
-    """J1(x) / x on |x| <= 5 as (numerator, denominator) in z = x^2: Cephes' (z - Z1)(z - Z2) RP(z) over RQ(z) with p1evl's leading 1."""
-    rp = portable_horner_start(-899971225.7055594, z, 452228297998.19403)
-    rp = portable_horner_step(rp, z, -72749424522181.83)
-    rp = portable_horner_step(rp, z, 3682957328638529.0)
-    rq = z + 620.8364781180543
-    rq = portable_horner_step(rq, z, 256987.25675774884)
-    rq = portable_horner_step(rq, z, 83514679.14319493)
-    rq = portable_horner_step(rq, z, 22151159547.97925)
-    rq = portable_horner_step(rq, z, 4749141220799.914)
-    rq = portable_horner_step(rq, z, 784369607876235.9)
-    rq = portable_horner_step(rq, z, 8.952223361846274e+16)
-    rq = portable_horner_step(rq, z, 5.322786203326801e+18)
-    return (z - 14.681970642123893) * (z - 49.2184563216946) * rp, rq
+def portable_bessel_near1(z, u):
+    """J1(x) / x on |x| <= 5, z = x^2, u = x^2 - 12.5: (z - j11^2)(z - j12^2) P1(u), P1 of degree 10 (fit_bessel_jy)."""
+    p = portable_horner_start(7.549671036840433e-27, u, -4.6016476240160824e-24)
+    p = portable_horner_step(p, u, 2.3509893515842338e-21)
+    p = portable_horner_step(p, u, -9.946528454214971e-19)
+    p = portable_horner_step(p, u, 3.408637116083248e-16)
+    p = portable_horner_step(p, u, -9.211567323516231e-14)
+    p = portable_horner_step(p, u, 1.8948010865382154e-11)
+    p = portable_horner_step(p, u, -2.8239331633148033e-09)
+    p = portable_horner_step(p, u, 2.8299960365449333e-07)
+    p = portable_horner_step(p, u, -1.6746137771888152e-05)
+    p = portable_horner_step(p, u, 0.0004323698734106474)
+    return (z - 14.681970642123893) * (z - 49.2184563216946) * p
 
 
 # The Hankel expansion's polynomials keep `p * t + c` (a multiply and an add): as fmas (portable_horner_step)
@@ -1714,45 +1717,41 @@ def portable_hankel_sincos(a, huge, huge_s, huge_c):
 # portable_bessel_j0: torch.special.bessel_j0; even, 1 at +-0 (1 - x^2/4 below 1e-5, as ATen's), nan at nan,
 # 0.0 at +-inf (torch: nan, the cosine of inf). Each of the four runs each branch only in blocks that have an
 # element on its side (portable_sides): a block of |x| <= 5 skips the Hankel expansion's sine and cosine, one
-# of |x| > 5 the rational; each element's arithmetic is the same either way.
+# of |x| > 5 the polynomials; each element's arithmetic is the same either way.
 def portable_bessel_j0(x):
-    """J0: portable_bessel_small0 to |x| = 5, above (P (cos a + sin a) - w Q (sin a - cos a)) / sqrt(pi a) (portable_bessel_hankel0), a = |x|, each branch in blocks that have such elements."""
+    """J0: portable_bessel_near0 to |x| = 5, above (P (cos a + sin a) - w Q (sin a - cos a)) / sqrt(pi a) (portable_bessel_hankel0), a = |x|, each branch in blocks that have such elements."""
     a = tl.abs(x)
     near = a <= 5.0
-    num = tl.full(x.shape, 0.0, tl.float64)
-    den = num + 1.0
+    r = tl.full(x.shape, 0.0, tl.float64)
     some_near, some_far, huge, huge_s, huge_c = portable_hankel_sides(a, near)
     if some_near:
-        num, den = portable_bessel_small0(a * a)
+        r = portable_bessel_near0(a * a, portable_horner_step(a, a, -12.5))
+        r = tl.where(a < 1e-05, 1.0 - a * a * 0.25, r)
     if some_far:
         p, q, d = portable_bessel_hankel0(a)
         s, c = portable_hankel_sincos(a, huge, huge_s, huge_c)
-        num = tl.where(near, num, p * (c + s) - q * (s - c))
-        den = tl.where(near, den, d * tl.math.sqrt(a) * 1.7724538509055159)
-    r = num / den
-    r = tl.where(a < 1e-05, 1.0 - a * a * 0.25, r)
+        r = tl.where(near, r, (p * (c + s) - q * (s - c)) / (d * tl.math.sqrt(a) * 1.7724538509055159))
     return tl.where(a == float("inf"), 0.0, r)
 
 
 # portable_bessel_j1: torch.special.bessel_j1; odd (x times the series to 5, which keeps -0.0 and rounds ~x/2
 # once for subnormal x, where ATen's x RP / RQ underflows first), +-0.0 at +-inf (torch: nan), nan at nan.
 def portable_bessel_j1(x):
-    """J1: x times portable_bessel_small1 to |x| = 5, above (P (sin a - cos a) + w Q (sin a + cos a)) / sqrt(pi a) (portable_bessel_hankel1), a = |x|, x's sign, each branch in blocks that have such elements."""
+    """J1: x times portable_bessel_near1 to |x| = 5, above (P (sin a - cos a) + w Q (sin a + cos a)) / sqrt(pi a) (portable_bessel_hankel1), a = |x|, x's sign, each branch in blocks that have such elements."""
     a = tl.abs(x)
     near = a <= 5.0
-    num = tl.full(x.shape, 0.0, tl.float64)
-    den = num + 1.0
+    r = tl.full(x.shape, 0.0, tl.float64)
     some_near, some_far, huge, huge_s, huge_c = portable_hankel_sides(a, near)
     if some_near:
-        num, den = portable_bessel_small1(a * a)
-        num = x * num
+        r = x * portable_bessel_near1(a * a, portable_horner_step(a, a, -12.5))
+        # x (1/2 - x^2/16) below 1e-4, where the next term is 5e-19 of it: x/2 rounded once (the polynomials'
+        # J1(x) / x can be an ulp from 1/2 at 0, which would round half the smallest subnormal up)
+        r = tl.where(a < 0.0001, x * (0.5 - a * a * 0.0625), r)
     if some_far:
         p, q, d = portable_bessel_hankel1(a)
         s, c = portable_hankel_sincos(a, huge, huge_s, huge_c)
-        big = p * (s - c) + q * (s + c)
-        num = tl.where(near, num, tl.where(x < 0.0, big * -1.0, big))
-        den = tl.where(near, den, d * tl.math.sqrt(a) * 1.7724538509055159)
-    r = num / den
+        big = (p * (s - c) + q * (s + c)) / (d * tl.math.sqrt(a) * 1.7724538509055159)
+        r = tl.where(near, r, tl.where(x < 0.0, big * -1.0, big))
     # x's sign on a zero, made at run time: Triton 3.6 keeps one constant per value, and -0.0 == 0.0
     zero = tl.where(x < 0.0, -1.0, 1.0).to(tl.float64) * 0.0
     return tl.where(a == float("inf"), zero, r)
@@ -1760,70 +1759,63 @@ def portable_bessel_j1(x):
 
 # portable_bessel_y0: torch.special.bessel_y0; -inf at +-0, nan below 0 and at nan, 0.0 at +inf (torch: nan).
 def portable_bessel_y0(x):
-    """Y0: Cephes' YP(z) / YQ(z) + (2/pi) ln(x) J0(x) to 5 over one denominator (J0 from portable_bessel_small0), above (P (sin x - cos x) + w Q (cos x + sin x)) / sqrt(pi x) (portable_bessel_hankel0), each branch in blocks that have such elements."""
+    """Y0: R0(u) + (2/pi) ln(x) J0(x) to 5 (J0 from portable_bessel_near0, R0 of degree 13 in u = x^2 - 12.5: fit_bessel_jy), above (P (sin x - cos x) + w Q (cos x + sin x)) / sqrt(pi x) (portable_bessel_hankel0), each branch in blocks that have such elements."""
     near = x <= 5.0
-    top = tl.full(x.shape, 0.0, tl.float64)
-    bottom = top + 1.0
+    r = tl.full(x.shape, 0.0, tl.float64)
     some_near, some_far, huge, huge_s, huge_c = portable_hankel_sides(x, near)
     if some_near:
-        z = x * x
-        num, den = portable_bessel_small0(z)
-        yp = portable_horner_start(15592.436785523574, z, -14663929.59039716)
-        yp = portable_horner_step(yp, z, 5435264770.518765)
-        yp = portable_horner_step(yp, z, -982136065717.9115)
-        yp = portable_horner_step(yp, z, 87590639439536.7)
-        yp = portable_horner_step(yp, z, -3466283033847297.0)
-        yp = portable_horner_step(yp, z, 4.4273326857256984e+16)
-        yp = portable_horner_step(yp, z, -1.8495080043698668e+16)
-        yq = z + 1041.2835366425984
-        yq = portable_horner_step(yq, z, 626107.330137135)
-        yq = portable_horner_step(yq, z, 268919633.39381415)
-        yq = portable_horner_step(yq, z, 86400248710.3935)
-        yq = portable_horner_step(yq, z, 20297961275010.555)
-        yq = portable_horner_step(yq, z, 3171577528429750.5)
-        yq = portable_horner_step(yq, z, 2.5059625617265306e+17)
-        # ln |x|: x < 0 is nan below whichever, and a nan quotient would take the division's slow path
-        # (f32_bessel_y0)
-        top = yp * den + 0.6366197723675814 * tl.math.log(tl.abs(x)) * num * yq
-        bottom = yq * den
+        u = portable_horner_step(x, x, -12.5)
+        y = portable_horner_start(6.3707844457931425e-28, u, -4.161376097879732e-25)
+        y = portable_horner_step(y, u, 2.279799597951965e-22)
+        y = portable_horner_step(y, u, -1.0437778563712236e-19)
+        y = portable_horner_step(y, u, 3.9114007090712845e-17)
+        y = portable_horner_step(y, u, -1.1719731605024931e-14)
+        y = portable_horner_step(y, u, 2.7251712390789405e-12)
+        y = portable_horner_step(y, u, -4.725957372258847e-10)
+        y = portable_horner_step(y, u, 5.7787499771779195e-08)
+        y = portable_horner_step(y, u, -4.567729022701097e-06)
+        y = portable_horner_step(y, u, 0.00019892039657764336)
+        y = portable_horner_step(y, u, -0.003011688739390263)
+        y = portable_horner_step(y, u, -0.034612465782841)
+        y = portable_horner_step(y, u, 0.4837248578102995)
+        # ln |x|: x < 0 is nan below whichever, and a finite value keeps its arithmetic off nans
+        r = tl.math.fma(0.6366197723675814 * tl.math.log(tl.abs(x)), portable_bessel_near0(x * x, u), y)
+        r = tl.where(x < 0.0, float("nan"), r)
+        r = tl.where(x == 0.0, float("-inf"), r)
     if some_far:
         p, q, d = portable_bessel_hankel0(x)
         s, c = portable_hankel_sincos(x, huge, huge_s, huge_c)
-        top = tl.where(near, top, p * (s - c) + q * (c + s))
-        bottom = tl.where(near, bottom, d * tl.math.sqrt(x) * 1.7724538509055159)
-    r = top / bottom
-    r = tl.where(x == float("inf"), 0.0, r)
-    r = tl.where(x < 0.0, float("nan"), r)
-    return tl.where(x == 0.0, float("-inf"), r)
+        r = tl.where(near, r, (p * (s - c) + q * (c + s)) / (d * tl.math.sqrt(x) * 1.7724538509055159))
+    return tl.where(x == float("inf"), 0.0, r)
 
 
 # portable_bessel_y1: torch.special.bessel_y1; -inf at +-0 and where -2 / (pi x) overflows (x < 3.5e-309; ATen's
 # 1 / x overflows below 5.6e-309), nan below 0 and at nan, 0.0 at +inf (torch: nan).
 def portable_bessel_y1(x):
-    """Y1: Cephes' x YP(z) / YQ(z) + (2/pi) (J1(x) ln(x) - 1/x) to 5 over one denominator (J1 from portable_bessel_small1), above (w Q (sin x - cos x) - P (sin x + cos x)) / sqrt(pi x) (portable_bessel_hankel1), each branch in blocks that have such elements."""
+    """Y1: (z R1(u) + (2/pi) (x J1(x) ln(x) - 1)) / x to 5 (J1 from portable_bessel_near1, R1 of degree 12 in u = x^2 - 12.5: fit_bessel_jy), above (w Q (sin x - cos x) - P (sin x + cos x)) / sqrt(pi x) (portable_bessel_hankel1), one quotient for both branches, each branch in blocks that have such elements."""
     near = x <= 5.0
     top = tl.full(x.shape, 0.0, tl.float64)
     bottom = top + 1.0
     some_near, some_far, huge, huge_s, huge_c = portable_hankel_sides(x, near)
     if some_near:
         z = x * x
-        num, den = portable_bessel_small1(z)
-        yp = portable_horner_start(1263204747.9017804, z, -647355876379.1603)
-        yp = portable_horner_step(yp, z, 114509511541823.73)
-        yp = portable_horner_step(yp, z, -8127702555013251.0)
-        yp = portable_horner_step(yp, z, 2.024394757135949e+17)
-        yp = portable_horner_step(yp, z, -7.788771962659501e+17)
-        yq = z + 594.3015923461282
-        yq = portable_horner_step(yq, z, 235564.09294306856)
-        yq = portable_horner_step(yq, z, 73481194.44597217)
-        yq = portable_horner_step(yq, z, 18760131610.870617)
-        yq = portable_horner_step(yq, z, 3882312774962.3857)
-        yq = portable_horner_step(yq, z, 620557727146953.8)
-        yq = portable_horner_step(yq, z, 6.871410873553005e+16)
-        yq = portable_horner_step(yq, z, 3.9727060811656064e+18)
+        u = portable_horner_step(x, x, -12.5)
+        y = portable_horner_start(-1.5699177230473322e-26, u, 9.856687261388126e-24)
+        y = portable_horner_step(y, u, -4.9411013226653484e-21)
+        y = portable_horner_step(y, u, 2.0520360717128582e-18)
+        y = portable_horner_step(y, u, -6.901773289167142e-16)
+        y = portable_horner_step(y, u, 1.8314634633554255e-13)
+        y = portable_horner_step(y, u, -3.7071974034843106e-11)
+        y = portable_horner_step(y, u, 5.468334105742513e-09)
+        y = portable_horner_step(y, u, -5.502334460235215e-07)
+        y = portable_horner_step(y, u, 3.396964021646942e-05)
+        y = portable_horner_step(y, u, -0.0010439693029196033)
+        y = portable_horner_step(y, u, 0.007286920670758754)
+        y = portable_horner_step(y, u, 0.13974939033568806)
         # ln |x|, as in portable_bessel_y0
-        top = z * yp * den + 0.6366197723675814 * (z * num * tl.math.log(tl.abs(x)) - den) * yq
-        bottom = x * yq * den
+        j1_log = z * portable_bessel_near1(z, u) * tl.math.log(tl.abs(x))
+        top = tl.math.fma(z, y, 0.6366197723675814 * (j1_log - 1.0))
+        bottom = x
     if some_far:
         p, q, d = portable_bessel_hankel1(x)
         s, c = portable_hankel_sincos(x, huge, huge_s, huge_c)
