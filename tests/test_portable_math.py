@@ -678,6 +678,49 @@ def test_bessel_jy_true_value(name):
     assert_bessel_jy_within(out[above], truth[above], x[above], 3.0)
 
 
+def _fitted_bessel_jy():
+    """benchmarks/results/fit_bessel_jy.txt's coefficients: {(dtype, name): [coefficient, ...]}."""
+    path = pathlib.Path(__file__).parents[1] / "benchmarks" / "results" / "fit_bessel_jy.txt"
+    fits, dtype = {}, None
+    for line in path.read_text().splitlines():
+        if line.startswith("## "):
+            dtype = line.split()[-1]
+        elif " = [" in line:
+            name, listed = line.split(" = ", 1)
+            fits[dtype, name] = ast.literal_eval(listed.split("  #")[0])
+    return fits
+
+
+def _float_constants(function):
+    """The float literals of a function's source, as floats (a negated literal as its value)."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+            found.add(-node.operand.value)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, float):
+            found.add(node.value)
+    return found
+
+
+def test_bessel_jy_polynomials_are_the_fits_of_fit_bessel_jy():
+    """Every coefficient of the polynomials below 5, in float32 (float32_math) and float64, is the one that
+    benchmarks/experiments/fit_bessel_jy.py printed into benchmarks/results/fit_bessel_jy.txt: a coefficient
+    edited by hand, or a fit run again without its results, fails here."""
+    from tritonize.passes import float32_math as f32
+
+    fits = _fitted_bessel_jy()
+    helpers = {"float32": {"P0": f32.f32_bessel_near0, "P1": f32.f32_bessel_near1, "R0": f32.f32_bessel_y0,
+                           "R1": f32.f32_bessel_y1},
+               "float64": {"P0": pm.portable_bessel_near0, "P1": pm.portable_bessel_near1, "R0": pm.portable_bessel_y0,
+                           "R1": pm.portable_bessel_y1}}
+    assert set(fits) == {(dtype, name) for dtype in helpers for name in helpers[dtype]}
+    for (dtype, name), coefficients in fits.items():
+        function = helpers[dtype][name]
+        missing = [c for c in coefficients if c not in _float_constants(function)]
+        assert not missing, f"{dtype} {name}: {function.__name__} lacks {missing}"
+
+
 @pytest.mark.parametrize("name", BESSEL_JY)
 def test_bessel_jy_matches_torch_where_torch_is_right(name):
     """torch's float64 values, on |x| <= 2 and 25 <= |x| <= 1000, where they are within 5.3e-14 of the envelope:
