@@ -544,8 +544,10 @@ def f32_bessel_j1(x):
     if some_far:
         p, q, d = f32_bessel_hankel1(a)
         s, c = f32_hankel_sincos(a, huge, huge_s, huge_c)
-        big = tl.math.div_rn(p * (s - c) + q * (s + c), d * tl.math.sqrt_rn(a) * 1.7724539041519165)
-        r = tl.where(near, r, tl.where(x < 0.0, big * -1.0, big))
+        # x's sign before the division, not after it (the same bits): after, ptxas held 46 registers, not 40
+        big = p * (s - c) + q * (s + c)
+        big = tl.math.div_rn(tl.where(x < 0.0, big * -1.0, big), d * tl.math.sqrt_rn(a) * 1.7724539041519165)
+        r = tl.where(near, r, big)
     # x's sign on a zero, made at run time: Triton 3.6 keeps one constant per value, and -0.0 == 0.0
     zero = tl.where(x < 0.0, -1.0, 1.0) * 0.0
     return tl.where(a == float("inf"), zero, r)
@@ -620,7 +622,13 @@ def f32_bessel_y1(x):
         y = tl.math.fma(y, u, 0.007286920677870512)
         y = tl.math.fma(y, u, 0.13974939286708832)
         j1_log = x * f32_bessel_near1(x, u) * f32_log(tl.abs(x))
-        r = tl.math.fma(x, y, 0.6366197723675814 * j1_log - tl.math.div_rn(0.6366197723675814, x))
+        # 2 / (pi x) as q = Triton's `/` (div.full, 2 ulp) and one Newton step on its residual e, q + e (pi/2) q
+        # (finite wherever q is), within half an ulp: a div_rn here, whose slow path is a call, took the kernel from
+        # 40 registers to 61 (Triton 3.6's ptxas); inf where it overflows (x < 1.87e-39), which the step makes nan
+        rough = 0.6366197723675814 / x
+        inverse = tl.math.fma(tl.math.fma(rough, x * -1.0, 0.6366197723675814) * 1.5707963267948966, rough, rough)
+        inverse = tl.where(rough == float("inf"), rough, inverse)
+        r = tl.math.fma(x, y, 0.6366197723675814 * j1_log - inverse)
         r = tl.where(x < 0.0, float("nan"), r)
         r = tl.where(x == 0.0, float("-inf"), r)
     if some_far:
