@@ -902,3 +902,21 @@ def test_sass_counts_reads_the_kernel_a_launch_would_compile():
     assert in_branch <= 2 and local <= 16
     _, _, (module, *_) = counts("polygamma:1", "float64")
     assert module.strip().startswith("trigamma_kernel_rank1_f64_")
+
+
+def test_fit_bessel_jy_fits_within_float32_and_rounds_each_coefficient():
+    """benchmarks/experiments/fit_bessel_jy.fit on few points and rounds: float32 P1 and R1 within a float32 eps
+    (the full fit's 2.7e-8 and 2.2e-8), each coefficient a float32, one more than the degree; and the float64 fit of
+    P1 far tighter, its coefficients float64 values that float32 does not hold."""
+    import numpy as np
+
+    from benchmarks.experiments import fit_bessel_jy
+
+    for name in ("P1", "R1"):
+        coefficients, fitted = fit_bessel_jy.fit(name, "float32", count=300, rounds=20)
+        assert len(coefficients) == fit_bessel_jy.DEGREES["float32"][name] + 1
+        assert all(float(np.float32(c)) == c for c in coefficients)
+        assert fitted < 2.0**-24
+    coefficients, fitted = fit_bessel_jy.fit("P1", "float64", count=300, rounds=20)
+    assert len(coefficients) == fit_bessel_jy.DEGREES["float64"]["P1"] + 1
+    assert fitted < 1e-15 and any(float(np.float32(c)) != c for c in coefficients)

@@ -1,13 +1,14 @@
 """The polynomials of J0, J1, Y0 and Y1 below |x| = 5 (passes/float32_math.py's f32_bessel_near*, and
 passes/portable_math.py's portable_bessel_near* in float64): minimax fits by Lawson's iteration in
 u = x^2 - 12.5, which maps (0, 5] onto [-12.5, 12.5], each coefficient rounded to its dtype in turn (lowest
-first) and the rest refitted around it; then each kernel's evaluation below 5 emulated (each fma rounded once)
-against mpmath, in the tests' measures. CPU only (mpmath: about a minute).
+first) and the rest refitted around it. The kernels' errors, fma steps and roundings included, are measured by the
+tests through Triton's interpreter (tests/test_float32_math.py, test_portable_math.py). CPU only (mpmath: 2-3
+minutes a dtype); the output is benchmarks/results/fit_bessel_jy.txt, which a test holds the kernels to.
 
     python -m benchmarks.experiments.fit_bessel_jy [--dtype float32|float64]
 
 Cephes' rationals (torch's) cost two polynomials, a correctly rounded division and, for Y, J's own rational
-again; these are one polynomial for J and two for Y, and no division:
+again; these are one polynomial for J and two for Y, and no division but Y1's 1/x:
   J0(x)      = (x - j01)(x + j01)(x^2 - j02^2) P0(u)     j01 the first zero of J0 (in two parts: x - j01 exact
   J1(x)      = x (x - j11)(x + j11)(x^2 - j12^2) P1(u)   near it), so that J keeps its relative accuracy there;
                                                            the second zeros, beyond 5, keep P far from 0 (and
@@ -21,7 +22,6 @@ an ulp of the amplitude), and the Lawson steps solve for corrections in float64 
 from __future__ import annotations
 
 import argparse
-import math
 
 import mpmath
 import numpy as np
