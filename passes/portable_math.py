@@ -1750,8 +1750,9 @@ def portable_bessel_j1(x):
     if some_far:
         p, q, d = portable_bessel_hankel1(a)
         s, c = portable_hankel_sincos(a, huge, huge_s, huge_c)
-        big = (p * (s - c) + q * (s + c)) / (d * tl.math.sqrt(a) * 1.7724538509055159)
-        r = tl.where(near, r, tl.where(x < 0.0, big * -1.0, big))
+        # x's sign before the division (the same bits), as f32_bessel_j1
+        big = p * (s - c) + q * (s + c)
+        r = tl.where(near, r, tl.where(x < 0.0, big * -1.0, big) / (d * tl.math.sqrt(a) * 1.7724538509055159))
     # x's sign on a zero, made at run time: Triton 3.6 keeps one constant per value, and -0.0 == 0.0
     zero = tl.where(x < 0.0, -1.0, 1.0).to(tl.float64) * 0.0
     return tl.where(a == float("inf"), zero, r)
