@@ -2,7 +2,7 @@
 passes/portable_math.py's portable_bessel_near* in float64): minimax fits by Lawson's iteration in
 u = x^2 - 12.5, which maps (0, 5] onto [-12.5, 12.5], each coefficient rounded to its dtype in turn (lowest
 first) and the rest refitted around it. The kernels' errors, fma steps and roundings included, are measured by the
-tests through Triton's interpreter (tests/test_float32_math.py, test_portable_math.py). CPU only (mpmath: 2-3
+tests through Triton's interpreter (tests/test_float32_math.py, test_portable_math.py). CPU only (mpmath: 1-2
 minutes a dtype); the output is benchmarks/results/fit_bessel_jy.txt, which a test holds the kernels to.
 
     python -m benchmarks.experiments.fit_bessel_jy [--dtype float32|float64]
@@ -91,14 +91,16 @@ def fit(name, dtype, count=1500, rounds=120):
 
     def lawson(cs, free, steps):
         mass = np.full(len(u), 1 / len(u))
+        error = residual(cs)
         for _ in range(steps):
-            error = residual(cs)
             root = np.sqrt(mass) * weight
             step = np.linalg.lstsq(basis[:, free:] * root[:, None], error * root, rcond=None)[0]
             cs = cs[:free] + [c + mpmath.mpf(float(s)) * mpmath.mpf(float(k))
                               for c, s, k in zip(cs[free:], step, scale[free:])]
-            error = np.abs(residual(cs) * weight)
-            mass = mass * error / (mass * error).sum()
+            # the residual that reweights this step is the one the next step solves against
+            error = residual(cs)
+            weighted = np.abs(error * weight)
+            mass = mass * weighted / (mass * weighted).sum()
         return cs
 
     coefficients = lawson(coefficients, 0, rounds)
