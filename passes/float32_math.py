@@ -622,8 +622,8 @@ def f32_bessel_y1(x):
         y = tl.math.fma(y, u, 0.007286920677870512)
         y = tl.math.fma(y, u, 0.13974939286708832)
         j1_log = x * f32_bessel_near1(x, u) * f32_log(tl.abs(x))
-        # 2 / (pi x) as q = Triton's `/` (div.full, 2 ulp) and one Newton step on its residual e, q + e (pi/2) q
-        # (finite wherever q is), within half an ulp: a div_rn here, whose slow path is a call, took the kernel from
+        # 2 / (pi x) as rough = Triton's `/` (div.full, 2 ulp) and one Newton step on its residual e, rough + e (pi/2)
+        # rough (finite wherever rough is), within half an ulp: a div_rn here, whose slow path is a call, took the kernel from
         # 40 registers to 61 (Triton 3.6's ptxas); inf where it overflows (x < 1.87e-39), which the step makes nan
         rough = 0.6366197723675814 / x
         inverse = tl.math.fma(tl.math.fma(rough, x * -1.0, 0.6366197723675814) * 1.5707963267948966, rough, rough)
