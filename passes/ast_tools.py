@@ -29,6 +29,15 @@ def parse(source: str, mode: str = "exec") -> ast.AST:
         return ast.parse(source, mode=mode)
 
 
+def copy_location(new: ast.AST, old: ast.AST) -> ast.AST:
+    """ast.copy_location, and `old`'s file (`tz_file`, parse_source's): a statement built from a
+    helper's node must name the helper's file in errors and in the generated code's src comments."""
+    ast.copy_location(new, old)
+    if hasattr(old, "tz_file"):
+        new.tz_file = old.tz_file
+    return new
+
+
 @functools.lru_cache(maxsize=None)
 def _parsed_template(template: str) -> ast.AST:
     return parse(template, mode="eval").body

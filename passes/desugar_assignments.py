@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from tritonize.errors import ControlFlowError
-from tritonize.passes.ast_tools import assign, name
+from tritonize.passes.ast_tools import assign, copy_location, name
 
 
 class DesugarAssignments:
@@ -33,10 +33,10 @@ class DesugarAssignments:
             node.body, node.orelse = self.block(node.body), self.block(node.orelse)
             return [node]
         if isinstance(node, ast.AugAssign):
-            value = ast.copy_location(ast.BinOp(left=name(node.target.id), op=node.op, right=node.value), node)
-            return [ast.copy_location(assign(node.target.id, value), node)]
+            value = copy_location(ast.BinOp(left=name(node.target.id), op=node.op, right=node.value), node)
+            return [copy_location(assign(node.target.id, value), node)]
         if isinstance(node, ast.AnnAssign):
-            return [ast.copy_location(assign(node.target.id, node.value), node)]
+            return [copy_location(assign(node.target.id, node.value), node)]
         if isinstance(node, ast.Assign):
             return self.assignment(node)
         if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple):
@@ -49,9 +49,9 @@ class DesugarAssignments:
         value = node.value
         if len(node.targets) > 1:
             temp = self.ctx.names.fresh("t")
-            out = [ast.copy_location(assign(temp, value), node)]
+            out = [copy_location(assign(temp, value), node)]
             for target in node.targets:
-                out.extend(self.assignment(ast.copy_location(ast.Assign(targets=[target], value=name(temp)), node)))
+                out.extend(self.assignment(copy_location(ast.Assign(targets=[target], value=name(temp)), node)))
             return out
         target = node.targets[0]
         if isinstance(target, ast.Name):
@@ -67,9 +67,9 @@ class DesugarAssignments:
         for element in value.elts:
             temp = self.ctx.names.fresh("t")
             temps.append(temp)
-            out.append(ast.copy_location(assign(temp, self.single_value(element)), node))
+            out.append(copy_location(assign(temp, self.single_value(element)), node))
         for target_name, temp in zip(target.elts, temps):
-            out.append(ast.copy_location(assign(target_name.id, name(temp)), node))
+            out.append(copy_location(assign(target_name.id, name(temp)), node))
         return out
 
     def maybe_tuple(self, value):

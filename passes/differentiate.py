@@ -9,7 +9,7 @@ import ast
 import copy
 
 from tritonize.errors import ScalarTypeError
-from tritonize.passes.ast_tools import assign, constant, expr, is_math_call, math_name, name
+from tritonize.passes.ast_tools import assign, constant, copy_location, expr, is_math_call, math_name, name
 from tritonize.passes.fold_constants import literal
 from tritonize.passes.math_table import public_name
 
@@ -92,7 +92,7 @@ class _Flatten:
         self.out = []
         for statement in statements:
             value = self.operand(statement.value, top=True)
-            self.out.append(ast.copy_location(assign(statement.targets[0].id, value), statement))
+            self.out.append(copy_location(assign(statement.targets[0].id, value), statement))
             self.origin = statement
         return self.out
 
@@ -110,7 +110,7 @@ class _Flatten:
         if top:
             return node
         temp = self.names.fresh("t")
-        self.out.append(ast.copy_location(assign(temp, node), node))
+        self.out.append(copy_location(assign(temp, node), node))
         return name(temp)
 
 
@@ -163,7 +163,7 @@ class Differentiate:
                 named.append(output)
             else:
                 temp = names.fresh("out")
-                body.append(ast.copy_location(assign(temp, output), ret))
+                body.append(copy_location(assign(temp, output), ret))
                 named.append(name(temp))
         outputs = named
         forward = _Flatten(names).run(body)
@@ -178,7 +178,7 @@ class Differentiate:
             if not terms:
                 continue
             adjoint = names.fresh(f"d_{target}")
-            self.statements.append(ast.copy_location(assign(adjoint, total(terms)), statement))
+            self.statements.append(copy_location(assign(adjoint, total(terms)), statement))
             self.propagate(statement.value, name(adjoint), statement, value=name(target))
         results = [total(self.adjoints.get(p, [])) for p in self.wrt]
         derived = copy.copy(tree)
@@ -189,7 +189,7 @@ class Differentiate:
         derived.args.kw_defaults = [None] * len(derived.args.kwonlyargs)
         value = results[0] if len(results) == 1 else ast.Tuple(elts=results, ctx=ast.Load())
         statements, value = _share_common(forward + self.statements, value)
-        derived.body = _live(statements, value) + [ast.copy_location(ast.Return(value=value), ret)]
+        derived.body = _live(statements, value) + [copy_location(ast.Return(value=value), ret)]
         return ast.fix_missing_locations(derived)
 
     def accumulate(self, node, gradient):
@@ -301,7 +301,7 @@ class _Rename(ast.NodeTransformer):
         self.mapping = mapping
 
     def visit_Name(self, node):
-        return ast.copy_location(name(self.mapping[node.id]), node) if node.id in self.mapping else node
+        return copy_location(name(self.mapping[node.id]), node) if node.id in self.mapping else node
 
 
 def _share_common(statements, result):

@@ -8,7 +8,7 @@ import copy
 import math
 import operator
 
-from tritonize.passes.ast_tools import constant, is_math_call, math_name
+from tritonize.passes.ast_tools import constant, copy_location, is_math_call, math_name
 from tritonize.passes.math_table import PYTHON_FUNCTIONS
 
 
@@ -73,7 +73,7 @@ class FoldConstants(ast.NodeTransformer):
 
     def visit_Name(self, node):
         if isinstance(node.ctx, ast.Load) and node.id in self.known:
-            return ast.copy_location(copy.deepcopy(self.known[node.id]), node)
+            return copy_location(copy.deepcopy(self.known[node.id]), node)
         return node
 
     def fold(self, node, compute, *values):
@@ -85,7 +85,7 @@ class FoldConstants(ast.NodeTransformer):
             return node
         if not _fits(result):
             return node
-        return ast.copy_location(constant(result), node)
+        return copy_location(constant(result), node)
 
     def visit_BinOp(self, node):
         self.generic_visit(node)

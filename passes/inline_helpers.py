@@ -8,7 +8,7 @@ import copy
 import inspect
 
 from tritonize.errors import RecursiveHelper, UnsupportedCall
-from tritonize.passes.ast_tools import assign, name
+from tritonize.passes.ast_tools import assign, copy_location, name
 
 
 class _Rename(ast.NodeTransformer):
@@ -20,8 +20,8 @@ class _Rename(ast.NodeTransformer):
         if replacement is None:
             return node
         if isinstance(node.ctx, ast.Store):
-            return ast.copy_location(name(replacement.id, store=True), node)
-        return ast.copy_location(copy.deepcopy(replacement), node)
+            return copy_location(name(replacement.id, store=True), node)
+        return copy_location(copy.deepcopy(replacement), node)
 
 
 class InlineHelpers(ast.NodeTransformer):
@@ -81,7 +81,7 @@ class InlineHelpers(ast.NodeTransformer):
         # the values keep the helper's own locations, so errors point into the helper
         if len(values) == 1:
             return values[0]
-        return ast.copy_location(ast.Tuple(elts=values, ctx=ast.Load()), node)
+        return copy_location(ast.Tuple(elts=values, ctx=ast.Load()), node)
 
     def bind_arguments(self, node: ast.Call, helper, helper_ctx) -> dict:
         try:
@@ -93,12 +93,12 @@ class InlineHelpers(ast.NodeTransformer):
             if param in bound.arguments:
                 value = bound.arguments[param]
             else:
-                value = ast.copy_location(ast.Constant(helper_ctx.defaults[param]), node)
+                value = copy_location(ast.Constant(helper_ctx.defaults[param]), node)
             if isinstance(value, (ast.Name, ast.Constant)) or _is_negative_literal(value):
                 mapping[param] = value
             else:
                 temp = self.ctx.names.fresh(param)
-                self.pending.append(ast.copy_location(assign(temp, value), node))
+                self.pending.append(copy_location(assign(temp, value), node))
                 mapping[param] = name(temp)
         return mapping
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from tritonize.passes.ast_tools import assign, name
+from tritonize.passes.ast_tools import assign, copy_location, name
 
 
 class LowerChainedComparisons(ast.NodeTransformer):
@@ -33,8 +33,8 @@ class LowerChainedComparisons(ast.NodeTransformer):
         for index in range(1, len(operands) - 1):
             if not isinstance(operands[index], (ast.Name, ast.Constant)):
                 temp = self.ctx.names.fresh("m")
-                self.pending.append(ast.copy_location(assign(temp, operands[index]), node))
+                self.pending.append(copy_location(assign(temp, operands[index]), node))
                 operands[index] = name(temp)
-        parts = [ast.copy_location(ast.Compare(left=operands[i], ops=[op], comparators=[operands[i + 1]]), node)
+        parts = [copy_location(ast.Compare(left=operands[i], ops=[op], comparators=[operands[i + 1]]), node)
                  for i, op in enumerate(node.ops)]
-        return ast.copy_location(ast.BoolOp(op=ast.And(), values=parts), node)
+        return copy_location(ast.BoolOp(op=ast.And(), values=parts), node)

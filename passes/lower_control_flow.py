@@ -11,7 +11,7 @@ import ast
 import copy
 
 from tritonize.errors import ControlFlowError
-from tritonize.passes.ast_tools import assign, name
+from tritonize.passes.ast_tools import assign, copy_location, name
 
 
 class _Unbound:
@@ -54,7 +54,7 @@ class _Substitute(ast.NodeTransformer):
             raise ControlFlowError(
                 f"'{node.id}' is assigned on only some paths of the `if` at line {value.if_node.lineno} "
                 f"and used here; assign it on every path (or before the `if`)", self.pass_.ctx.location(node))
-        return ast.copy_location(copy.deepcopy(value), node)
+        return copy_location(copy.deepcopy(value), node)
 
 
 class LowerControlFlow:
@@ -80,7 +80,7 @@ class LowerControlFlow:
         values, return_node = ret
         self.ctx.num_outputs = len(values)
         result = values[0] if len(values) == 1 else ast.Tuple(elts=values, ctx=ast.Load())
-        tree.body = self.out + [ast.copy_location(ast.Return(value=result), return_node)]
+        tree.body = self.out + [copy_location(ast.Return(value=result), return_node)]
         return ast.fix_missing_locations(tree)
 
     def substitute(self, node, env):
@@ -96,7 +96,7 @@ class LowerControlFlow:
             ssa_name = variable
         self.claimed.add(ssa_name)
         self.ctx.names.taken.add(ssa_name)
-        self.out.append(ast.copy_location(assign(ssa_name, value), origin))
+        self.out.append(copy_location(assign(ssa_name, value), origin))
         return name(ssa_name)
 
     def lower(self, statements, env):
@@ -125,7 +125,7 @@ class LowerControlFlow:
 
     def lower_if(self, node: ast.If, test: ast.expr, env, rest):
         """Lower an `if` whose condition `test` (substituted) is not a constant."""
-        condition = self.define("cond", ast.copy_location(ast.Call(func=name("bool"), args=[test], keywords=[]), node.test), node)
+        condition = self.define("cond", copy_location(ast.Call(func=name("bool"), args=[test], keywords=[]), node.test), node)
         returns = _contains_return(node)
         # a branch that may return carries the rest of the function with it
         tail = rest if returns else []
@@ -152,7 +152,7 @@ class LowerControlFlow:
             if ast.dump(a) == ast.dump(b):
                 merged.append(a)
                 continue
-            select = ast.copy_location(ast.IfExp(test=copy.deepcopy(condition), body=a, orelse=b), false_node)
+            select = copy_location(ast.IfExp(test=copy.deepcopy(condition), body=a, orelse=b), false_node)
             merged.append(self.define("ret" if len(true_values) == 1 else f"ret{index}", select, false_node))
         return merged
 
@@ -162,7 +162,7 @@ class LowerControlFlow:
             if a is None or b is None or isinstance(a, _Unbound) or isinstance(b, _Unbound):
                 env[variable] = _Unbound(variable, node)
             elif ast.dump(a) != ast.dump(b):
-                select = ast.copy_location(ast.IfExp(test=copy.deepcopy(condition), body=a, orelse=b), node)
+                select = copy_location(ast.IfExp(test=copy.deepcopy(condition), body=a, orelse=b), node)
                 env[variable] = self.define(variable, select, node)
             else:
                 env[variable] = a

@@ -10,7 +10,8 @@ import types
 
 import tritonize.math as tritonize_math
 from tritonize.errors import UnknownName, UnsupportedCall, UnsupportedSyntax
-from tritonize.passes.ast_tools import constant
+from tritonize.passes.ast_tools import constant, copy_location
+from tritonize.passes.math_helpers import HELPERS as MATH_HELPERS
 from tritonize.passes.math_table import MATH_CONSTANTS, MATH_TABLE, PYTHON_FUNCTIONS, public_name
 
 SCALAR_BUILTINS = {"abs": abs, "min": min, "max": max, "float": float, "int": int, "bool": bool}
@@ -25,7 +26,8 @@ ONLY_MODULE_FUNCTIONS = "only functions of modules can be called as `module.name
 
 
 def supported_math(module: types.ModuleType) -> str:
-    return ", ".join(sorted(n for n in MATH_TABLE if hasattr(module, n)))
+    helpers = [f.__name__ for f in MATH_HELPERS if module is math]
+    return ", ".join(sorted([n for n in MATH_TABLE if hasattr(module, n)] + helpers))
 
 
 def local_names(tree: ast.FunctionDef) -> set[str]:
@@ -76,7 +78,7 @@ class ResolveNames(ast.NodeTransformer):
             if not isinstance(value, (bool, int, float)):
                 value = float(value)
             self.ctx.constants_read[label] = value
-            return ast.copy_location(constant(value), node)
+            return copy_location(constant(value), node)
         kind = type(value).__name__
         raise UnsupportedSyntax(
             f"'{label}' is a {kind}; a @pointwise function can only read int, float and bool "
@@ -107,7 +109,7 @@ class ResolveNames(ast.NodeTransformer):
     def visit_Attribute(self, node: ast.Attribute):
         if self.module(node.value, UnsupportedSyntax, ONLY_MODULES) is math:
             if node.attr in MATH_CONSTANTS:
-                return ast.copy_location(constant(MATH_CONSTANTS[node.attr]), node)
+                return copy_location(constant(MATH_CONSTANTS[node.attr]), node)
             raise UnsupportedSyntax(f"math.{node.attr} is not supported as a value", self.ctx.location(node))
         return self.as_value(node, self.attribute(node), ast.unparse(node))
 
@@ -127,10 +129,13 @@ class ResolveNames(ast.NodeTransformer):
     def resolve_call(self, node: ast.Call, target, label: str):
         location = self.ctx.location(node.func)
         if any(target is b for b in SCALAR_BUILTINS.values()):
-            node.func = ast.copy_location(ast.Name(id=target.__name__, ctx=ast.Load()), node.func)
+            node.func = copy_location(ast.Name(id=target.__name__, ctx=ast.Load()), node.func)
             return node
         math_name = _MATH_FUNCTIONS.get(id(target))
         module = getattr(target, "__module__", None)
+        if math_name is None and target in MATH_HELPERS:  # math.frexp, math.modf: inlined as helpers
+            node.tz_helper = MATH_HELPERS[target]
+            return node
         if math_name is None and callable(target) and module in (math.__name__, tritonize_math.__name__):
             refused = f"{module}.{target.__name__} is not supported in @pointwise functions; supported: "
             raise UnsupportedCall(refused + supported_math(math) + f" (and from tritonize.math: "
@@ -143,7 +148,7 @@ class ResolveNames(ast.NodeTransformer):
                                       "round(x * 100.0) / 100.0", location)
             if node.keywords or len(node.args) != arity and not (math_name == "log" and len(node.args) == 2):
                 raise UnsupportedCall(f"{public_name(math_name)} takes {arity} positional argument(s)", location)
-            node.func = ast.copy_location(
+            node.func = copy_location(
                 ast.Attribute(value=ast.Name(id="math", ctx=ast.Load()), attr=math_name, ctx=ast.Load()), node.func)
             return node
         helper = getattr(target, "scalar_function", None) or target

@@ -1445,3 +1445,25 @@ def test_costly_calls(source, calls, tmp_path):
     linecache.checkcache(str(path))
     *_, ctx = run_frontend(namespace["f"])
     assert costly_calls(ctx.tree) == calls
+
+
+def test_source_comments_of_inlined_helpers_name_the_helpers_files():
+    """Each `# src[FILE:LINE]: TEXT` comment shows line LINE of FILE, also for statements inlined from a
+    helper in another file (golden_functions.if_else, whose if/else lowers to new statements) and from
+    math.frexp's helper (passes/math_helpers.py); they were labelled with the caller's file."""
+    import golden_functions
+    import tritonize.passes.math_helpers as math_helpers
+
+    @pointwise
+    def calls_helpers(x):
+        y = golden_functions.if_else(x)
+        mantissa, exponent = math.frexp(y)
+        return mantissa * exponent
+
+    source = calls_helpers.source(torch.rand(8))
+    files = {THIS_FILE.rsplit("/", 1)[-1]: THIS_FILE, "golden_functions.py": golden_functions.__file__,
+             "math_helpers.py": math_helpers.__file__}
+    comments = re.findall(r"# src\[([^:\]]+):(\d+)\]: (.*)", source)
+    assert {file for file, _, _ in comments} == set(files)
+    for file, line, text in comments:
+        assert linecache.getline(files[file], int(line)).strip() == text.strip(), (file, line, text)

@@ -11,6 +11,7 @@ import torch
 
 from tritonize import Promotion, approximations, ops, pointwise
 
+INF, NAN = float("inf"), float("nan")
 DTYPES = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
           torch.float16, torch.bfloat16, torch.float32, torch.float64]
 
@@ -569,3 +570,79 @@ def test_two_to_a_bfloat16_power_is_exp2(device):
     assert "exp2" in two_to.source(x)
     assert "exp2" not in two_to.source(x.half()) and "exp2" not in two_to.source(x.float())
     assert "exp2" not in two_to_double.source(x)
+
+
+@pointwise
+def split_exponent(x):
+    mantissa, exponent = math.frexp(x)
+    return mantissa, exponent
+
+
+@pointwise
+def split_whole(x):
+    fraction, whole = math.modf(x)
+    return fraction, whole
+
+
+def _python_pairs(fn, x):
+    """fn (a scalar function returning two values) of each element, run as plain Python, as two float64 lists."""
+    pairs = [fn(v) for v in x.double().cpu().tolist()]
+    return [float(p[0]) for p in pairs], [float(p[1]) for p in pairs]
+
+
+def _same_floats(got, want: list, label):
+    want = torch.tensor(want, dtype=torch.float64)
+    got = got.double().cpu()
+    same = (got == want) & (got.signbit() == want.signbit()) | (got.isnan() & want.isnan())
+    assert bool(same.all()), f"{label}: {got[~same][:6].tolist()} where Python gives {want[~same][:6].tolist()}"
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.int32],
+                         ids=lambda d: str(d)[6:])
+def test_frexp_and_modf_unpack_as_in_python(dtype, device):
+    """`m, e = math.frexp(x)` and `f, w = math.modf(x)` give Python's pairs, special values, subnormals and
+    the neighbours of powers of two (where log2 rounds across an integer) included; an int x gives float
+    results as Python's do (float32, torch's default dtype)."""
+    g = torch.Generator().manual_seed(5)
+    if dtype.is_floating_point:
+        info = torch.finfo(dtype)
+        specials = torch.tensor([0.0, -0.0, INF, -INF, NAN, 1.0, -2.0, 2.5, -2.5, info.max, -info.max, info.tiny,
+                                 info.tiny / 4, -info.tiny / 8, info.tiny * info.eps], dtype=torch.float64).to(dtype)
+        powers = torch.tensor([2.0 ** k for k in range(-20, 21)], dtype=dtype)
+        x = torch.cat([specials, powers, torch.nextafter(powers, torch.zeros_like(powers)),
+                       torch.nextafter(powers, torch.full_like(powers, INF)),
+                       (torch.randn(200, generator=g, dtype=torch.float64) * 1e3).to(dtype)])
+    else:
+        x = torch.randint(-10**6, 10**6, (200,), generator=g, dtype=dtype)
+    x = x.to(device)
+    mantissa, exponent = split_exponent(x)
+    fraction, whole = split_whole(x)
+    float_dtype = dtype if dtype.is_floating_point else torch.float32
+    assert (mantissa.dtype, exponent.dtype, fraction.dtype, whole.dtype) == (float_dtype, torch.int64, float_dtype,
+                                                                             float_dtype)
+    # the scalar functions run as plain Python on the value each computes from: x itself, or an int's float32
+    m, e = _python_pairs(split_exponent.scalar_function, x.to(float_dtype))
+    _same_floats(mantissa, m, "frexp's mantissa")
+    assert exponent.cpu().tolist() == [int(v) for v in e]
+    f, w = _python_pairs(split_whole.scalar_function, x.to(float_dtype))
+    _same_floats(fraction, f, "modf's fraction")
+    _same_floats(whole, w, "modf's whole part")
+
+
+def test_frexp_and_modf_errors_point_at_the_users_line():
+    """A tuple-valued math call used as one value, or unpacked into the wrong number of names, is refused
+    at the call, in the user's file."""
+    from tritonize import ControlFlowError
+
+    def as_one_value(x):
+        return math.frexp(x) + 1.0
+
+    def three_names(x):
+        a, b, c = math.modf(x)
+        return a
+
+    for fn, message in ((as_one_value, "returns several values"), (three_names, "cannot unpack 2 values into 3")):
+        with pytest.raises(ControlFlowError, match=message) as error:
+            pointwise(fn)
+        line = fn.__code__.co_firstlineno + 1
+        assert f"test_semantics.py:{line}:" in str(error.value) and "math_helpers" not in str(error.value)
