@@ -32,20 +32,21 @@ from tritonize.ops.comparison import (eq, eq_, ge, ge_, greater, greater_, great
                                       less_, less_equal, less_equal_, logical_and, logical_and_, logical_not,
                                       logical_not_, logical_or, logical_or_, logical_xor, logical_xor_, lt, lt_,
                                       ne, ne_, not_equal, not_equal_, signbit)
-from tritonize.ops.math_ops import (acos, acos_, acosh, acosh_, airy_ai, arccos, arccos_, arccosh, arccosh_, arcsin,
+from tritonize.ops.math_ops import (acos, acos_, acosh, acosh_, airy_ai, angle, arccos, arccos_, arccosh, arccosh_, arcsin,
                                     arcsin_, arcsinh, arcsinh_, arctan, arctan_, arctanh, arctanh_, asin, asin_,
                                     asinh, asinh_, atan, atan_, atanh, atanh_, bessel_j0, bessel_j1, bessel_y0,
                                     bessel_y1, ceil, ceil_, cos, cos_, cosh,
                                     cosh_, deg2rad, deg2rad_, digamma, digamma_, entr, erf, erf_, erfc, erfc_, erfcx, erfinv,
                                     erfinv_, exp, exp2, exp2_, exp_, expm1, expm1_, fix, fix_, floor, floor_,
-                                    frac, frac_, i0, i0_, i0e, i1, i1e, lgamma, lgamma_, log, log1p, log1p_, log2, log2_, log10,
+                                    frac, frac_, frexp, i0, i0_, i0e, i1, i1e, lgamma, lgamma_, log, log1p, log1p_, log2, log2_, log10,
                                     log10_, log_, log_ndtr, logit, logit_, modified_bessel_i0, modified_bessel_i1,
                                     modified_bessel_k0, modified_bessel_k1, ndtr, ndtri, polygamma, polygamma_, rad2deg, rad2deg_, round, round_, rsqrt,
                                     rsqrt_, scaled_modified_bessel_k0, scaled_modified_bessel_k1, sigmoid, sigmoid_, sin, sin_, sinc, sinc_, sinh, sinh_, spherical_bessel_j0, sqrt, sqrt_, tan, tan_,
                                     tanh, tanh_, trunc, trunc_)
 from tritonize.ops.backward import (binary_cross_entropy_backward, elu_backward, gelu_backward,
                                     hardsigmoid_backward, hardswish_backward, hardtanh_backward, huber_loss_backward,
-                                    leaky_relu_backward, logit_backward, mse_loss_backward, prelu_backward,
+                                    leaky_relu_backward, logit_backward, mse_loss_backward, native_dropout_backward,
+                                    prelu_backward,
                                     sigmoid_backward, silu_backward, smooth_l1_loss_backward, softplus_backward,
                                     tanh_backward, threshold_backward)
 from tritonize.ops.fused import gelu_and_mul, gelu_and_mul_backward, silu_and_mul, silu_and_mul_backward

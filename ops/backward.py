@@ -1,4 +1,4 @@
-"""The backward formulas ATen's autograd calls for the activations (gelu_backward, ...), prelu and the
+"""The backward formulas ATen's autograd calls for the activations (gelu_backward, ...), prelu, dropout and the
 mse, smooth l1 and huber losses, with ATen's formulas; the result dtype is the promotion of grad_output and the
 saved tensor (the losses': their one dtype)."""
 from __future__ import annotations
@@ -197,6 +197,11 @@ def logit_backward_eps_kernel(grad_output, input, low: float, high: float):
     return 0 if input < low or input > high else grad_output / (input * (1 - input))
 
 
+@pointwise
+def dropout_backward_kernel(grad_output, mask, scale: float):
+    return grad_output * mask * scale
+
+
 # -- torch-compatible functions ---------------------------------------------------------------
 
 
@@ -391,3 +396,14 @@ def logit_backward(grad_output, input, eps=None, *, out=None):
     if eps is None or eps < 0:
         return c.run(logit_backward_kernel, *c.in_result_dtype(grad_output, input), out=out)
     return c.run(logit_backward_eps_kernel, *c.in_result_dtype(grad_output, input), float(eps), 1.0 - float(eps), out=out)
+
+
+def native_dropout_backward(grad_output, mask, scale):
+    """aten::native_dropout_backward: grad_output * mask * scale, the scale in float32 where grad_output is
+    float32 or 16-bit (ATen's CUDA kernel's float accscalar_t; its CPU kernel rounds it to a 16-bit
+    grad_output's dtype first), of the broadcast shape. A floating grad_output and a bool mask, as ATen's
+    CUDA kernel takes them; anything else is left to torch's kernel."""
+    if not grad_output.dtype.is_floating_point or mask.dtype != torch.bool:
+        raise c.Unsupported(f"tritonize's native_dropout_backward takes a floating grad_output and a bool mask, got "
+                            f"{grad_output.dtype} and {mask.dtype}")
+    return dropout_backward_kernel(grad_output, mask, float(scale))

@@ -1,6 +1,7 @@
 """Math: exp, log and their variants, roots, trigonometric and hyperbolic functions and their
 inverses, erf/erfc/erfinv, rounding (ceil, floor, round, trunc, frac), deg2rad/rad2deg,
-sigmoid, logit, lgamma, digamma, polygamma of orders 0 and 1, sinc, i0 and torch.special's entr, ndtr,
+sigmoid, logit, lgamma, digamma, polygamma of orders 0 and 1, sinc, angle and frexp of real tensors, i0 and
+torch.special's entr, ndtr,
 ndtri, log_ndtr, erfcx, i0e, i1, i1e, spherical_bessel_j0, bessel_j0, bessel_j1, bessel_y0, bessel_y1, the
 modified_bessel_ (i0, i1, k0, k1) and scaled_modified_bessel_ (k0, k1) functions and airy_ai.
 Integer and bool inputs give float32, as in torch.
@@ -188,6 +189,20 @@ def deg2rad_kernel(input):
 @pointwise
 def rad2deg_kernel(input):
     return input * 57.29577951308232
+
+
+@pointwise(promotion="int_to_float")
+def angle_kernel(input):
+    # the angle of a real number: pi below zero, 0 elsewhere (-0.0 too), nan kept
+    x = float(input)
+    if x != x:
+        return x
+    return math.pi if x < 0 else 0.0
+
+
+@pointwise(promotion=("default", torch.int32))
+def frexp_kernel(input):
+    return math.frexp(input)
 
 
 def sigmoid_of(x):
@@ -436,6 +451,41 @@ def _round_kernel(input, decimals):
 
 
 sinc, sinc_ = _unary("sinc", sinc_kernel)
+angle = _function("angle", angle_kernel, doc="torch.angle of a real tensor (pi below zero, 0 elsewhere, nan kept) as "
+                                             "a tritonize kernel; integers and bools give float32.")
+
+# the C++ type names torch.frexp's out= checks print
+_FREXP_TYPE_NAMES = {
+    torch.bool: "bool", torch.uint8: "unsigned char", torch.int8: "signed char", torch.int16: "short int",
+    torch.int32: "int", torch.int64: "long int", torch.float16: "c10::Half", torch.bfloat16: "c10::BFloat16",
+    torch.float32: "float", torch.float64: "double",
+}
+
+
+def frexp(input, *, out=None):
+    """torch.frexp: (mantissa, exponent) with input = mantissa * 2**exponent, 0.5 <= |mantissa| < 1 and an
+    int32 exponent; (input, 0) where input is 0, infinite or nan (the CPU's; CUDA leaves that exponent
+    unspecified). math.frexp in a @pointwise function (passes/math_helpers.py)."""
+    if out is None:
+        return torch.return_types.frexp(_frexp_aten(input))
+    mantissa, exponent = out
+    return torch.return_types.frexp_out(_frexp_aten(input, mantissa=mantissa, exponent=exponent))
+
+
+def _frexp_aten(input, *, mantissa=None, exponent=None):
+    """aten::frexp.Tensor and .Tensor_out: a plain tuple, as the dispatcher takes it."""
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    if mantissa is None and exponent is None:
+        return frexp_kernel(input)
+    if mantissa.dtype != input.dtype:
+        raise RuntimeError(f"torch.frexp() expects mantissa to have dtype {_FREXP_TYPE_NAMES[input.dtype]} but got "
+                           f"{_FREXP_TYPE_NAMES[mantissa.dtype]}")
+    if exponent.dtype != torch.int32:
+        raise RuntimeError(f"torch.frexp() expects exponent to have int dtype but got "
+                           f"{_FREXP_TYPE_NAMES[exponent.dtype]}")
+    c.call(frexp_kernel, input, out=(mantissa, exponent))
+    return mantissa, exponent
 
 
 entr = _function("entr", entr_kernel, doc="torch.special.entr, -x log(x) (0 at 0, -inf below), as a tritonize kernel.")

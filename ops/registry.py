@@ -127,6 +127,8 @@ def _build_table() -> dict:
                  "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
                  "airy_ai"):
         add(f"special_{name}{{,.out}}", getattr(mth, name))
+    add("angle{,.out}", mth.angle)
+    add("frexp.{Tensor,Tensor_out}", mth._frexp_aten)
     add("polygamma{,.out}", mth.polygamma)
     add("polygamma_", mth.polygamma_)
     add("round.{decimals,out,decimals_out}", mth.round)
@@ -173,6 +175,7 @@ def _build_table() -> dict:
         add(f"{name}{{,.grad_input}}", getattr(bwd, name))
     add("hardswish_backward{,.out}", bwd.hardswish_backward)
     add("_prelu_kernel_backward", bwd.prelu_backward)
+    add("native_dropout_backward", bwd.native_dropout_backward)
     add("mse_loss_backward{,.grad_input}", bwd.mse_loss_backward)
     add("huber_loss_backward{,.out}", bwd.huber_loss_backward)
     add("smooth_l1_loss_backward{,.grad_input}", bwd.smooth_l1_loss_backward)

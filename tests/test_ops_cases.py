@@ -226,6 +226,7 @@ MATH = [
     Case("polygamma_1", "polygamma", (1, T(0.1, 8.0)), inplace=False),
     Case("polygamma_1_negative", "polygamma", (1, T(-0.9, -0.1)), inplace=False),
     unary("sinc", domain=T(-3.0, 3.0)),
+    unary("angle", exact=True, inplace=False),
     unary("entr", domain=T(-0.5, 4.0), ref=torch.special.entr, inplace=False),
     unary("ndtr", domain=T(-6.0, 6.0), ref=torch.special.ndtr, inplace=False),
     unary("i0", domain=T(-12.0, 12.0)),
@@ -339,6 +340,10 @@ BACKWARD = [
     Case("softplus_backward", "softplus_backward", (T(), T(), 2.0, 3.0), ref=A.softplus_backward, inplace=False),
     Case("logit_backward", "logit_backward", (T(), T(0.01, 0.99)), ref=A.logit_backward, inplace=False),
     Case("logit_backward_eps", "logit_backward", (T(), T(0.0, 1.0), 0.1), ref=A.logit_backward, inplace=False),
+    # a float32 scale (1 / 0.9 rounds) where grad_output is float32 or 16-bit, as ATen's CUDA kernel; torch's CPU
+    # kernel rounds it to a 16-bit grad_output's dtype (floating grad_outputs only: not part of the parity tests)
+    Case("native_dropout_backward", "native_dropout_backward", (T(), MASK, 1 / 0.9), ref=A.native_dropout_backward,
+         inplace=False, parity=False),
 ]
 
 FUSED = [  # not aten ops: compared with torch's unfused chain
@@ -364,7 +369,7 @@ assert len(BY_ID) == len(CASES), "case ids must be unique"
 
 
 # functions tested by name outside the cases (test_ops_registry, test_ops_backward, test_ops_edge)
-TESTED_ELSEWHERE = {"copy_", "copy", "to_copy", "log_sigmoid_forward", "float_power_", "silu_and_mul_backward",
+TESTED_ELSEWHERE = {"copy_", "copy", "to_copy", "log_sigmoid_forward", "frexp", "float_power_", "silu_and_mul_backward",
                     "gelu_and_mul_backward", "positive", "polygamma_", "prelu", "prelu_backward",
                     "mse_loss_backward", "huber_loss_backward", "smooth_l1_loss_backward",
                     "binary_cross_entropy_backward"}

@@ -53,9 +53,9 @@ UNARY = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt
          "ndtri", "log_ndtr", "erfcx", "i0", "i0e", "i1", "i1e", "spherical_bessel_j0", "bessel_j0", "bessel_j1",
          "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
          "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "airy_ai",
-         "neg", "reciprocal",
+         "neg", "reciprocal", "angle",
          "abs", "sign", "square", "nan_to_num", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit"]
-EXACT = {"ceil", "floor", "round", "trunc", "frac", "neg", "abs", "sign", "square", "nan_to_num", "isnan", "isinf",
+EXACT = {"ceil", "floor", "round", "trunc", "frac", "angle", "neg", "abs", "sign", "square", "nan_to_num", "isnan", "isinf",
          "isfinite", "isposinf", "isneginf", "signbit"}
 DTYPES = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
 NO_16_BIT = {"ndtri", "log_ndtr", "erfcx", "spherical_bessel_j0", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1",
@@ -287,3 +287,73 @@ def test_numbers_round_to_float32_as_atens_scalars_do_when_asked_again():
     assert c.opmath_number(torch.float32, torch.tensor(0.1, dtype=torch.float64)) == c.opmath_number(torch.float32, 0.1)
     assert not any(isinstance(key, torch.Tensor) for key in c._FLOAT32_ROUNDED)  # a tensor is not kept alive
     assert torch.tensor(c.opmath_number(torch.bfloat16, 0.1)).item() == torch.tensor(0.1, dtype=torch.float32).item()
+
+
+def assert_frexp_matches(x, got, expected, label):
+    """frexp's mantissa and exponent give torch's bit for bit where x is finite (NaN as NaN); where x is
+    infinite or nan, the mantissa is x and the exponent 0, as on torch's CPU (CUDA's frexp leaves that
+    exponent unspecified)."""
+    mantissa, exponent = got
+    assert mantissa.dtype == x.dtype and exponent.dtype == torch.int32, label
+    assert_same_specials(mantissa, expected[0], f"{label}: mantissa", exact=True)
+    finite = x.isfinite()
+    bad = (exponent != expected[1]) & finite
+    assert not bool(bad.any()), f"{label}: exponents differ at {x[bad][:8].tolist()}: {exponent[bad][:8].tolist()}"
+    assert not bool(exponent[~finite].any()), f"{label}: exponent of inf or nan not 0"
+    # mantissa * 2**exponent is x, with 0.5 <= |mantissa| < 1 where x is finite and not 0
+    nonzero = finite & (x != 0)
+    m = mantissa[nonzero].double()
+    assert bool(((m.abs() >= 0.5) & (m.abs() < 1)).all()), label
+    half = exponent[nonzero].double().div(2).floor()  # two factors: 2**exponent alone leaves float64's range
+    assert torch.equal(torch.ldexp(torch.ldexp(m, half), exponent[nonzero].double() - half), x[nonzero].double()), label
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: str(d)[6:])
+def test_frexp_edge_values(dtype, device):
+    x = edge_values(dtype, device)
+    assert_frexp_matches(x, tops.frexp(x), torch.frexp(x), f"frexp({str(dtype)[6:]})")
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=lambda d: str(d)[6:])
+def test_frexp_on_every_16_bit_value(dtype, device):
+    x = every_16_bit_value(dtype, device)
+    assert_frexp_matches(x, tops.frexp(x), torch.frexp(x), f"frexp({str(dtype)[6:]}), every value")
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=lambda d: str(d)[6:])
+def test_frexp_of_random_bit_patterns(dtype, device):
+    """Every exponent field, subnormals and the powers of two and their neighbours (where log2 rounds
+    across an integer) included."""
+    bits = torch.int32 if dtype == torch.float32 else torch.int64
+    g = torch.Generator().manual_seed(11)
+    info = torch.iinfo(bits)
+    random = torch.randint(info.min, info.max, (4096,), generator=g, dtype=bits).view(dtype)
+    powers = torch.tensor([2.0 ** k for k in range(-1074 if dtype == torch.float64 else -149, 128 if dtype ==
+                                                   torch.float32 else 1024, 7)], dtype=torch.float64).to(dtype)
+    neighbours = torch.cat([powers, torch.nextafter(powers, torch.zeros_like(powers)),
+                            torch.nextafter(powers, torch.full_like(powers, INF)), -powers])
+    x = torch.cat([random, neighbours]).to(device)
+    assert_frexp_matches(x, tops.frexp(x), torch.frexp(x), f"frexp({str(dtype)[6:]}), bit patterns")
+
+
+def test_frexp_out_forms_named_tuples_and_errors(device):
+    x = torch.randn(3, 5, device=device).t()  # a transposed input: the outputs follow its layout
+    result = tops.frexp(x)
+    assert isinstance(result, torch.return_types.frexp)
+    assert result.mantissa.stride() == torch.frexp(x).mantissa.stride()
+    mantissa, exponent = torch.empty(0, device=device), torch.empty(0, dtype=torch.int32, device=device)
+    written = tops.frexp(x, out=(mantissa, exponent))
+    assert isinstance(written, torch.return_types.frexp_out)
+    assert written.mantissa is mantissa and written.exponent is exponent and mantissa.shape == x.shape
+    assert torch.equal(mantissa, torch.frexp(x).mantissa) and torch.equal(exponent, torch.frexp(x).exponent)
+    wrong = [(torch.arange(3, device=device), None),
+             (x, (torch.empty(5, 3, dtype=torch.float64, device=device), exponent)),
+             (x, (mantissa, torch.empty(5, 3, dtype=torch.int64, device=device))),
+             (x.half(), (mantissa, exponent)),
+             (x, (mantissa, torch.empty(5, 3, dtype=torch.float16, device=device)))]
+    for value, out in wrong:
+        with pytest.raises(RuntimeError) as theirs:
+            torch.frexp(value, out=out) if out else torch.frexp(value)
+        with pytest.raises(RuntimeError) as ours:
+            tops.frexp(value, out=out) if out else tops.frexp(value)
+        assert str(ours.value) == str(theirs.value)

@@ -488,3 +488,19 @@ def test_an_error_of_a_registered_op_shows_the_callers_line_not_the_op_librarys(
     files = [frame.filename for frame in traceback.extract_tb(info.value.__traceback__)]
     assert files[0] == __file__
     assert not any(name.endswith(("_common.py", "arithmetic.py")) for name in files), files
+
+
+def test_frexp_under_enabled_runs_its_kernel_below_autograd(device, kernel_calls):
+    x = torch.randn(3, 5, device=device).t()
+    mantissa, exponent = torch.empty(0, device=device), torch.empty(0, dtype=torch.int32, device=device)
+    with tritonize.enabled(devices=(device,)):
+        leaf = x.clone().requires_grad_()
+        m, e = torch.frexp(leaf)
+        m.sum().backward()  # torch's formula: grad / 2**exponent
+        written = torch.frexp(x, out=(mantissa, exponent))
+    assert kernel_calls.count("frexp_kernel") == 2  # the backward's ops run kernels of their own
+    assert isinstance(written, torch.return_types.frexp_out) and written.mantissa is mantissa
+    expected = torch.frexp(x)
+    assert torch.equal(m.detach(), expected.mantissa) and torch.equal(e, expected.exponent)
+    assert torch.equal(mantissa, expected.mantissa) and torch.equal(exponent, expected.exponent)
+    assert torch.equal(leaf.grad, torch.exp2(-e.double()).float())
