@@ -78,6 +78,8 @@ class DesugarAssignments:
     def single_value(self, value):
         for node in ast.walk(value):
             if isinstance(node, ast.Tuple):
-                raise ControlFlowError("a helper that returns several values is used here as one value",
+                helper = getattr(node, "tz_returned_by", "a helper")  # InlineHelpers names it
+                raise ControlFlowError(f"{helper} returns {len(node.elts)} values, used here as one value; unpack "
+                                       f"them first: `{', '.join('abcdefgh'[:len(node.elts)])} = ...`",
                                        self.ctx.location(node))
         return value

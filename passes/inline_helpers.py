@@ -81,7 +81,9 @@ class InlineHelpers(ast.NodeTransformer):
         # the values keep the helper's own locations, so errors point into the helper
         if len(values) == 1:
             return values[0]
-        return copy_location(ast.Tuple(elts=values, ctx=ast.Load()), node)
+        returned = copy_location(ast.Tuple(elts=values, ctx=ast.Load()), node)
+        returned.tz_returned_by = f"{ast.unparse(node.func)}()"  # the call as written: math.frexp(), helper()
+        return returned
 
     def bind_arguments(self, node: ast.Call, helper, helper_ctx) -> dict:
         try:
