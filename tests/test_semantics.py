@@ -647,3 +647,18 @@ def test_frexp_and_modf_errors_point_at_the_users_line():
             pointwise(fn)
         line = fn.__code__.co_firstlineno + 1
         assert f"test_semantics.py:{line}:" in str(error.value) and "math_helpers" not in str(error.value)
+
+
+def test_gradients_flow_through_frexp_and_modf(device):
+    """d mantissa / dx is 2**-exponent (the exponent is piecewise constant), d fraction / dx is 1 and
+    d whole / dx 0, as the inlined helpers' selects, ldexp and trunc give them."""
+    @pointwise
+    def scaled_parts(x):
+        mantissa, exponent = math.frexp(x)
+        fraction, whole = math.modf(x)
+        return mantissa * exponent + fraction * 3.0 + whole * 5.0
+
+    x = torch.tensor([3.0, 0.1, -7.5, 1e-3, 1000.25, -0.7], dtype=torch.float64, device=device, requires_grad=True)
+    (gradient,) = torch.autograd.grad(scaled_parts(x).sum(), x)
+    exponents = torch.tensor([math.frexp(v)[1] for v in x.tolist()], dtype=torch.float64, device=device)
+    assert torch.equal(gradient, exponents * torch.exp2(-exponents) + 3.0)
