@@ -451,8 +451,17 @@ def _round_kernel(input, decimals):
 
 
 sinc, sinc_ = _unary("sinc", sinc_kernel)
-angle = _function("angle", angle_kernel, doc="torch.angle of a real tensor (pi below zero, 0 elsewhere, nan kept) as "
-                                             "a tritonize kernel; integers and bools give float32.")
+
+
+def _angle_dtypes(input):
+    # ATen's CUDA kernel has no 16-bit instance (its CPU kernel has)
+    if c.on_cuda(input) and input.dtype in (torch.float16, torch.bfloat16):
+        c.not_implemented("angle_cuda", input.dtype)
+
+
+angle = _function("angle", angle_kernel, _angle_dtypes,
+                  doc="torch.angle of a real tensor (pi below zero, 0 elsewhere, nan kept) as a tritonize kernel; "
+                      "integers and bools give float32; 16-bit tensors on CUDA raise torch's error.")
 
 # the C++ type names torch.frexp's out= checks print
 _FREXP_TYPE_NAMES = {
