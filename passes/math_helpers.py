@@ -44,4 +44,5 @@ def modf(x):
     return fraction, whole
 
 
-HELPERS = {math.frexp: frexp, math.modf: modf}
+# by identity, as resolve_names' math functions: a callable the user calls need not be hashable
+HELPERS = {id(math.frexp): frexp, id(math.modf): modf}

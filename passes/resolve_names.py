@@ -26,7 +26,7 @@ ONLY_MODULE_FUNCTIONS = "only functions of modules can be called as `module.name
 
 
 def supported_math(module: types.ModuleType) -> str:
-    helpers = [f.__name__ for f in MATH_HELPERS if module is math]
+    helpers = [helper.__name__ for helper in MATH_HELPERS.values()] if module is math else []
     return ", ".join(sorted([n for n in MATH_TABLE if hasattr(module, n)] + helpers))
 
 
@@ -133,8 +133,9 @@ class ResolveNames(ast.NodeTransformer):
             return node
         math_name = _MATH_FUNCTIONS.get(id(target))
         module = getattr(target, "__module__", None)
-        if math_name is None and target in MATH_HELPERS:  # math.frexp, math.modf: inlined as helpers
-            node.tz_helper = MATH_HELPERS[target]
+        math_helper = MATH_HELPERS.get(id(target))  # math.frexp, math.modf: inlined as helpers
+        if math_helper is not None:
+            node.tz_helper = math_helper
             return node
         if math_name is None and callable(target) and module in (math.__name__, tritonize_math.__name__):
             refused = f"{module}.{target.__name__} is not supported in @pointwise functions; supported: "

@@ -187,6 +187,21 @@ def call_a_constant(x):
     return N(x)  # @call_a_constant
 
 
+class _Unhashable:
+    """A callable that cannot be a dict key: the math functions are looked up by identity, not hashed."""
+    __hash__ = None
+
+    def __call__(self, value):
+        return value
+
+
+UNHASHABLE_CALLABLE = _Unhashable()
+
+
+def call_an_unhashable_callable(x):
+    return UNHASHABLE_CALLABLE(x)  # @call_an_unhashable_callable
+
+
 def call_print(x):
     y = print(x)  # @call_print
     return x
@@ -394,6 +409,7 @@ CATALOGUE = [
     (call_a_parameter, UnsupportedCall, "x(1)"),
     (call_a_constant, UnsupportedCall, "N(x)"),
     (call_print, UnsupportedCall, "print"),
+    (call_an_unhashable_callable, UnsupportedCall, "UNHASHABLE_CALLABLE(x)"),
     (star_args, UnsupportedSyntax, "xs"),
     (star_kwargs, UnsupportedSyntax, "options"),
     (bare_return, UnsupportedSyntax, "return"),
