@@ -260,6 +260,19 @@ def allocation_strides(shape: tuple, perm: list) -> list:
     return strides
 
 
+def result_strides(shape: tuple, tensors) -> list:
+    """The strides of a new result of `shape` for a call on `tensors`: their physical order
+    (TensorIterator's), row-major where they have none or the result has no elements (torch.empty's
+    strides then, as allocation_strides' products of a 0 would be broadcast strides)."""
+    if 0 in shape:
+        strides, running = [], 1
+        for size in reversed(shape):
+            strides.append(running)
+            running *= max(size, 1)
+        return strides[::-1]
+    return allocation_strides(shape, layout_permutation(shape, [expanded_strides(t, shape) for t in tensors]))
+
+
 def row_major_strides(shape: tuple) -> tuple:
     """torch.empty(shape)'s strides where no size is 0: row-major, the last dim innermost
     (allocation_strides of the dims innermost first; its own loop, as a class launch asks this

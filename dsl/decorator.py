@@ -334,7 +334,7 @@ class PointwiseFunction:
         where one was resized."""
         if len(outputs) != self.num_outputs:
             return False  # the planner refuses the count
-        _, _, _, _, device, shape, dtypes = self._analyze(self.bind(args, kwargs or {}))
+        _, _, _, tensors, device, shape, dtypes = self._analyze(self.bind(args, kwargs or {}))
         if any(o.device != device or not torch.can_cast(dtype, o.dtype) for o, dtype in zip(outputs, dtypes)):
             return False  # the planner says which, and why
         resized = False
@@ -346,6 +346,9 @@ class PointwiseFunction:
                 except RuntimeError as error:  # storage that is not resizable: a view's, numpy's
                     raise OutArgumentError(f"{label} has zero elements, and resizing it to the result's "
                                            f"shape {shape} failed: {error}") from None
+                # laid out as a new result would be, as TensorIterator restrides a resized out: gelu(x.t(),
+                # out=torch.empty(0)) gives a transposed out, as torch's ops do
+                output.as_strided_(shape, call.result_strides(shape, tensors.values()))
                 resized = True
         return resized
 
@@ -1013,8 +1016,7 @@ class PointwiseFunction:
         """Outputs of the right shape, dtype, strides and device, computing nothing: what
         torch.compile's fake tensors need."""
         values, _, _, tensors, device, shape, dtypes = self._analyze(dict(zip(self._params, args)))
-        perm = call.layout_permutation(shape, [call.expanded_strides(t, shape) for t in tensors.values()])
-        strides = call.allocation_strides(shape, perm)
+        strides = call.result_strides(shape, tensors.values())
         outputs = [torch.empty_strided(shape, strides, dtype=d, device=device) for d in dtypes]
         return outputs[0] if self.num_outputs == 1 else tuple(outputs)
 

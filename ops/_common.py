@@ -9,6 +9,7 @@ import warnings
 
 import torch
 
+from tritonize.call import result_strides
 from tritonize.errors import BroadcastError, CallError, LayoutError, OutDtypeError
 from tritonize.passes.type_rules import PYTHON, TENSOR, ZERO_DIM, VType, promote
 
@@ -291,8 +292,10 @@ def broadcast_shape(*values) -> tuple:
     return tuple(shape)
 
 
-def prepare_out(out: torch.Tensor, shape: tuple) -> torch.Tensor:
-    """Resize `out` to `shape` as ATen's `resize_output` does (warning if it had elements)."""
+def prepare_out(out: torch.Tensor, shape: tuple, like: tuple = ()) -> torch.Tensor:
+    """Resize `out` to `shape` as ATen's `resize_output` does (warning if it had elements). A resized out
+    takes the layout a new result would have, following the tensors among `like` (TensorIterator's
+    set_output_raw_strided restrides it: exp(x.t(), out=torch.empty(0)) is transposed as x.t() is)."""
     if tuple(out.shape) != tuple(shape):
         if out.numel() != 0:
             warnings.warn(
@@ -302,6 +305,7 @@ def prepare_out(out: torch.Tensor, shape: tuple) -> torch.Tensor:
                 f"explicitly reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
                 UserWarning, stacklevel=3)
         out.resize_(shape)
+        out.as_strided_(shape, result_strides(shape, [t for t in like if isinstance(t, torch.Tensor)]))
     return out
 
 
@@ -323,7 +327,7 @@ def call(fn, *args, out=None):
             pass
     shape = broadcast_shape(*args)
     for o in out if isinstance(out, tuple) else (out,):
-        prepare_out(o, shape)
+        prepare_out(o, shape, like=args)
     try:
         fn(*args, out=out)
     except OutDtypeError as error:

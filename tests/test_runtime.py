@@ -284,6 +284,28 @@ def test_out_with_zero_elements_is_resized_as_torch_resizes_it(device):
     torch.testing.assert_close(add(x, y, out=out), (x + y).double())
 
 
+def test_a_resized_out_is_laid_out_as_torchs_ops_lay_out_a_new_result(device):
+    """A resized out= follows the inputs' physical order, as TensorIterator restrides one: transposed for
+    a transposed input, channels-last beside a channels-last input, row-major for contiguous ones; an out=
+    of another shape with elements (which torch resizes with a warning) alike, in tritonize.ops."""
+    import tritonize.ops as tops
+    transposed = torch.randn(4, 5, device=device).t()
+    channels_last = torch.randn(2, 3, 4, 5, device=device).to(memory_format=torch.channels_last)
+    bias = torch.randn(3, 1, 1, device=device)
+    for args in ((transposed, 1.0), (channels_last, bias), (bias, channels_last), (torch.randn(3, 4, device=device),
+                                                                                   1.0)):
+        expected = torch.add(*args, out=torch.empty(0, device=device))
+        out = torch.empty(0, device=device)
+        assert add(*args, out=out) is out
+        assert out.stride() == expected.stride() and torch.equal(out, expected)
+        with pytest.warns(UserWarning, match="was resized"):
+            out = tops.add(*args, out=torch.empty(2, device=device))
+        assert out.stride() == expected.stride() and torch.equal(out, expected)
+    a, b = torch.empty(0, device=device), torch.empty(0, device=device)
+    sincos(transposed, out=(a, b))
+    assert a.stride() == b.stride() == (1, 5)
+
+
 class _Holder(torch.nn.Module):
     def __init__(self):
         super().__init__()
