@@ -169,6 +169,16 @@ def softshrink_kernel(input, lambd):
 
 
 @pointwise
+def softshrink_cuda_kernel(input, lambd):
+    # ATen's CUDA kernel: +0.0 within [-lambd, lambd], where its CPU kernel keeps the input's sign
+    if input > lambd:
+        return input - lambd
+    if input < -lambd:
+        return input + lambd
+    return input if math.isnan(input) else 0.0
+
+
+@pointwise
 def tanhshrink_kernel(input):
     return input - math.tanh(input)
 
@@ -372,7 +382,9 @@ hardswish, hardswish_ = _pair("hardswish", _sixth_kernels(hardswish_kernel, hard
 
 
 def _hardshrink_args(input, lambd=0.5):
-    return (lambd,)
+    # ATen compares with lambd.to<scalar_t>(): rounded to a 16-bit input's dtype, where 0.10002 is
+    # float16's 0.10004 and hardshrink(0.10004) is 0
+    return c.as_scalar_t(input, lambd)[1:]
 
 
 hardshrink, _hardshrink_ = _pair("hardshrink", hardshrink_kernel, _floating("hardshrink"), _hardshrink_args)
@@ -383,11 +395,12 @@ def _softshrink_args(input, lambd=0.5):
     if not 0 <= lambd <= limit:
         raise RuntimeError(f"lambda must be in range [0, {limit:g}] for input dtype "
                            f"{c.TYPE_NAMES[input.dtype]}, but found {lambd:g}")
-    return (lambd,)
+    # ATen's CUDA kernel takes lambd.to<scalar_t>() (rounded to a 16-bit dtype), its CPU kernel a float
+    return c.as_scalar_t(input, lambd)[1:] if c.on_cuda(input) else (lambd,)
 
 
-softshrink, _softshrink_ = _pair("softshrink", softshrink_kernel, _floating("softshrink_check"),
-                                 _softshrink_args)
+softshrink, _softshrink_ = _pair("softshrink", lambda input: softshrink_cuda_kernel if c.on_cuda(input)
+                                 else softshrink_kernel, _floating("softshrink_check"), _softshrink_args)
 
 
 def tanhshrink(input, *, out=None):

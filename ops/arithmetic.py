@@ -714,6 +714,16 @@ def positive(input):
     return input
 
 
+def conj_physical(input, *, out=None):
+    """torch.conj_physical of a real tensor: the input itself (torch returns it), or a copy into `out`,
+    which must have the input's dtype, as torch's (complex tensors are not tritonize's)."""
+    if out is None:
+        return input
+    if out.dtype != input.dtype:
+        raise RuntimeError(f"Found dtype {c.TYPE_NAMES[out.dtype]} but expected {c.TYPE_NAMES[input.dtype]}")
+    return c.call(copy_kernel, input, out=out)
+
+
 def reciprocal(input, *, out=None):
     return c.run(reciprocal_kernel, input, out=out)
 

@@ -202,6 +202,34 @@ def dropout_backward_kernel(grad_output, mask, scale: float):
     return grad_output * mask * scale
 
 
+@pointwise(promotion=Promotion("default", over=("grad_output", "input")))
+def shrink_backward_kernel(grad_output, input, lambd):
+    # hardshrink's and softshrink's: 0 (never -0.0) within [-lambd, lambd], NaN's gradient passed on
+    return 0 if -lambd <= input <= lambd else grad_output
+
+
+@pointwise(promotion=Promotion("default", over=("grad_output", "input")))
+def log_sigmoid_backward_kernel(grad_output, input):
+    # ATen's CUDA kernel computes exp(-|x|) anew (the forward leaves its buffer empty there)
+    z = math.exp(-abs(input))
+    share = z / (1.0 + z)
+    return grad_output * (1.0 - share if input < 0 else share)
+
+
+@pointwise(promotion=Promotion("default", over=("grad_output", "input", "buffer")))
+def log_sigmoid_backward_buffer_kernel(grad_output, input, buffer):
+    # ATen's CPU kernel reads exp(-|x|) from the forward's buffer
+    share = buffer / (1.0 + buffer)
+    return grad_output * (1.0 - share if input < 0 else share)
+
+
+@pointwise(promotion=Promotion("default", over=("grad_output", "input")))
+def mish_backward_kernel(grad_output, input):
+    sigmoid = 1.0 / (1.0 + math.exp(-input))
+    tanh_softplus = math.tanh(math.log1p(math.exp(input)))
+    return grad_output * (tanh_softplus + input * sigmoid * (1.0 - tanh_softplus * tanh_softplus))
+
+
 # -- torch-compatible functions ---------------------------------------------------------------
 
 
@@ -407,3 +435,53 @@ def native_dropout_backward(grad_output, mask, scale):
         raise c.Unsupported(f"tritonize's native_dropout_backward takes a floating grad_output and a bool mask, got "
                             f"{grad_output.dtype} and {mask.dtype}")
     return dropout_backward_kernel(grad_output, mask, float(scale))
+
+
+def _shrink_backward(name, grad_output, input, lambd, out):
+    """ATen's shrink_backward kernel, which hardshrink_backward and softshrink_backward share: lambd rounded
+    to the result dtype (Scalar::to<scalar_t>(), 16 bits included) as the forwards' hardshrink does."""
+    _floating(name, grad_output, input)
+    grad_output, input, lambd = c.as_scalar_t(*c.in_result_dtype(grad_output, input), lambd)
+    return c.run(shrink_backward_kernel, grad_output, input, lambd, out=out)
+
+
+def hardshrink_backward(grad_out, input, lambd, *, out=None):
+    """aten::hardshrink_backward: grad_out outside [-lambd, lambd], 0 within."""
+    return _shrink_backward("shrink_backward", grad_out, input, lambd, out)
+
+
+def softshrink_backward(grad_output, input, lambd, *, out=None):
+    """aten::softshrink_backward: grad_output outside [-lambd, lambd], 0 within."""
+    return _shrink_backward("shrink_backward", grad_output, input, lambd, out)
+
+
+def log_sigmoid_backward(grad_output, input, buffer, *, out=None):
+    """aten::log_sigmoid_backward: grad_output * (1 - z / (1 + z)) below 0, grad_output * z / (1 + z) elsewhere,
+    z = exp(-|input|): on the CPU the forward's `buffer` (ATen's CPU kernel reads it), elsewhere computed anew
+    (the forward leaves the buffer empty). Tensors of one dtype, as ATen's kernels take them."""
+    tensors = (grad_output, input, buffer) if input.device.type == "cpu" else (grad_output, input)
+    if len({t.dtype for t in tensors}) > 1:
+        raise c.Unsupported("tritonize's log_sigmoid_backward takes tensors of one dtype, got "
+                            + ", ".join(str(t.dtype) for t in tensors))
+    c.require_floating("log_sigmoid_backward", input.dtype)
+    if input.device.type == "cpu":
+        return c.run(log_sigmoid_backward_buffer_kernel, grad_output, input, buffer, out=out)
+    return c.run(log_sigmoid_backward_kernel, grad_output, input, out=out)
+
+
+def mish_backward(grad_output, input):
+    """aten::mish_backward: grad_output * (t + input * sigmoid(input) * (1 - t^2)), t = tanh(softplus(input)),
+    of the input's dtype, as ATen's: computed in the promoted dtype on the CPU, in the input's on CUDA."""
+    dtype = c.result_dtype(grad_output, input)
+    c.require_floating("mish_backward", dtype)
+    if not input.dtype.is_floating_point:
+        raise c.Unsupported(f"tritonize's mish_backward writes a floating input's dtype, got {input.dtype}")
+    if dtype != input.dtype and c.on_cuda(input):
+        # ATen's CUDA kernel computes in its result's dtype (iter.dtype(), the input's), reading grad_output
+        # converted to it: with a float16 grad_output and a 0-d float64 input, in float64
+        if isinstance(grad_output, torch.Tensor):
+            grad_output = ar.to_copy(grad_output, dtype=input.dtype)
+        return mish_backward_kernel(grad_output, input)
+    # ATen's CPU kernel computes in the promoted dtype, which its TensorIterator casts to the input's
+    result = mish_backward_kernel(*c.in_result_dtype(grad_output, input, dtype=dtype))
+    return result if result.dtype == input.dtype else result.to(input.dtype)

@@ -104,6 +104,7 @@ def _build_table() -> dict:
     add("masked_fill_.{Scalar,Tensor}", ar.masked_fill_)
     add("fill.{Scalar,Tensor,Scalar_out,Tensor_out}", ar.fill)
     add("fill_.{Scalar,Tensor}", ar.fill_)
+    add("conj_physical.out", ar.conj_physical)  # conj_physical and conj_physical_ return a real input itself
     add("copy_", ar.copy_)
     add("copy", ar.copy)
     add("_to_copy", ar.to_copy)
@@ -171,11 +172,13 @@ def _build_table() -> dict:
     # the backward formulas autograd calls
     for name in ("gelu_backward", "silu_backward", "sigmoid_backward", "tanh_backward", "threshold_backward",
                  "elu_backward", "hardtanh_backward", "hardsigmoid_backward", "leaky_relu_backward",
-                 "softplus_backward", "logit_backward"):
+                 "softplus_backward", "logit_backward", "hardshrink_backward", "softshrink_backward",
+                 "log_sigmoid_backward"):
         add(f"{name}{{,.grad_input}}", getattr(bwd, name))
     add("hardswish_backward{,.out}", bwd.hardswish_backward)
     add("_prelu_kernel_backward", bwd.prelu_backward)
     add("native_dropout_backward", bwd.native_dropout_backward)
+    add("mish_backward", bwd.mish_backward)
     add("mse_loss_backward{,.grad_input}", bwd.mse_loss_backward)
     add("huber_loss_backward{,.out}", bwd.huber_loss_backward)
     add("smooth_l1_loss_backward{,.grad_input}", bwd.smooth_l1_loss_backward)

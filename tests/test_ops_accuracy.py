@@ -126,6 +126,23 @@ def test_positive_is_the_input_itself(device):
         tops.positive(x > 0)
 
 
+@pytest.mark.parametrize("dtype", [torch.bool, torch.int32, torch.bfloat16, torch.float64], ids=lambda d: str(d)[6:])
+def test_conj_physical_of_a_real_tensor(dtype, device):
+    """The input itself, or a copy into out= (resized as torch resizes it, transposed like the input), whose
+    dtype must be the input's: torch's error otherwise."""
+    import tritonize.ops as tops
+    x = (torch.randn(4, 6, device=device) * 3).to(dtype).t()
+    assert tops.conj_physical(x) is x and torch.conj_physical(x) is x
+    out = torch.empty(0, dtype=dtype, device=device)
+    assert tops.conj_physical(x, out=out) is out
+    expected = torch.conj_physical(x, out=torch.empty(0, dtype=dtype, device=device))
+    assert torch.equal(out, expected) and out.stride() == expected.stride()
+    other = torch.float32 if dtype != torch.float32 else torch.float64
+    for fn in (tops.conj_physical, torch.conj_physical):
+        with pytest.raises(RuntimeError, match="Found dtype (Float|Double) but expected"):
+            fn(x, out=torch.empty(0, dtype=other, device=device))
+
+
 def random_bit_patterns(dtype, generator, count=2**14):
     """`count` 16-bit values drawn from all 2^16 bit patterns (every exponent, subnormals,
     infinities, NaN), on the CPU."""

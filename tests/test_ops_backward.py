@@ -30,6 +30,11 @@ AUTOGRAD = [
     ("logit", lambda x: torch.logit(torch.sigmoid(x)), "logit_backward_kernel"),
     ("logit_eps", lambda x: torch.logit(torch.sigmoid(x), eps=0.1), "logit_backward_eps_kernel"),
     ("prelu", lambda x: F.prelu(x, torch.tensor([0.25], device=x.device)), "prelu_backward_kernel"),
+    ("hardshrink", lambda x: F.hardshrink(x, 0.7), "shrink_backward_kernel"),
+    ("softshrink", lambda x: F.softshrink(x, 0.7), "shrink_backward_kernel"),
+    # its CPU kernel reads the forward's buffer of exp(-|x|), its CUDA kernel computes it anew
+    ("logsigmoid", F.logsigmoid, {"cpu": "log_sigmoid_backward_buffer_kernel", "cuda": "log_sigmoid_backward_kernel"}),
+    ("mish", F.mish, "mish_backward_kernel"),
 ]
 
 
@@ -43,6 +48,7 @@ def test_autograd_calls_tritonize_backward_kernels(name, fn, kernel, device, ker
     leaf = x.clone().requires_grad_()
     with tritonize.enabled(devices=(device,)):
         fn(leaf).backward(grad)
+    kernel = kernel[device] if isinstance(kernel, dict) else kernel
     assert kernel in kernel_calls, f"{name}: {kernel} did not run ({sorted(set(kernel_calls))})"
     torch.testing.assert_close(leaf.grad, expected, rtol=1.3e-6, atol=1e-5)
 
@@ -183,6 +189,64 @@ def test_binary_cross_entropy_backward_is_atens_bit_for_bit(dtype, device):
         tops.binary_cross_entropy_backward(grad, x, y, weight.double() if dtype != torch.float64 else weight.float())
     with pytest.raises(RuntimeError, match="takes a weight of the input's dtype"):
         tops.binary_cross_entropy_backward(grad, x, y, torch.ones(2, 37, 11, dtype=dtype, device=device))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64],
+                         ids=lambda d: str(d)[6:])
+def test_shrink_lambd_is_rounded_to_the_dtype_and_nan_passes_the_gradient(dtype, device):
+    """hardshrink and the shrink backward compare with lambd rounded to the dtype (ATen's
+    Scalar::to<scalar_t>()): 0.10002 is float16's 0.10004, whose hardshrink is then 0. At a NaN input the
+    gradient passes, as ATen's per-element formula and its CUDA kernel give it (its vectorized CPU loop gives 0
+    there, its per-element tail the gradient: torch is compared on the other elements)."""
+    lambd = 0.10002
+    rounded = torch.tensor(lambd, dtype=torch.float64).to(dtype).to(device)
+    above = torch.nextafter(rounded, torch.tensor(1.0, dtype=dtype, device=device))
+    x = torch.stack([rounded, -rounded, above, -above, rounded * 0, torch.full_like(rounded, float("nan"))])
+    grad = torch.arange(1, 7, dtype=dtype, device=device)
+    zero = torch.zeros((), dtype=dtype, device=device)
+    torch.testing.assert_close(tops.hardshrink(x, lambd), torch.stack([zero, zero, above, -above, zero, x[5]]),
+                               equal_nan=True, rtol=0, atol=0)
+    passed = torch.stack([zero, zero, grad[2], grad[3], zero, grad[5]])
+    for ours, theirs in ((tops.hardshrink_backward, torch.ops.aten.hardshrink_backward),
+                         (tops.softshrink_backward, torch.ops.aten.softshrink_backward)):
+        got = ours(grad, x, lambd)
+        assert torch.equal(got, passed), f"{got} != {passed}"
+        expected = theirs(grad, x, lambd)
+        compared = slice(None) if device == "cuda" else slice(0, 5)
+        assert torch.equal(got[compared], expected[compared])
+    assert torch.equal(tops.hardshrink(x[:5], lambd), F.hardshrink(x[:5], lambd))
+    # softshrink: torch's CUDA kernel rounds lambd to the dtype too and gives +0.0 within, its CPU kernel
+    # compares with lambd in float32 and keeps the input's sign of zero
+    got, expected = tops.softshrink(x, lambd), F.softshrink(x, lambd)
+    torch.testing.assert_close(got, expected, equal_nan=True, rtol=0, atol=0)
+    assert torch.equal(got.signbit(), expected.signbit())
+
+
+def test_log_sigmoid_and_mish_backward_dtypes_and_refusals(device):
+    """log_sigmoid_backward takes tensors of one dtype (ATen's kernels do; others go to torch's), and on the
+    CPU reads the forward's buffer as ATen's CPU kernel does; mish_backward computes in the promoted dtype and
+    returns the input's, as ATen's."""
+    generator = torch.Generator().manual_seed(13)
+    x, grad = (torch.randn(4, 9, generator=generator).to(device) * 3 for _ in range(2))
+    _, buffer = torch.ops.aten.log_sigmoid_forward(x)
+    assert torch.equal(tops.log_sigmoid_backward(grad, x, buffer), torch.ops.aten.log_sigmoid_backward(grad, x, buffer))
+    if device == "cpu":
+        halved = buffer / 2  # the CPU kernels read whatever the buffer holds
+        torch.testing.assert_close(tops.log_sigmoid_backward(grad, x, halved),
+                                   torch.ops.aten.log_sigmoid_backward(grad, x, halved))
+    with pytest.raises(RuntimeError, match="takes tensors of one dtype"):
+        tops.log_sigmoid_backward(grad.double(), x, buffer)
+    with pytest.raises(NotImplementedError):
+        tops.log_sigmoid_backward(grad.long(), x.long(), buffer.long())
+    for grad_dtype, input_dtype in ((torch.float64, torch.float32), (torch.float32, torch.float16),
+                                    (torch.float16, torch.bfloat16)):
+        got = tops.mish_backward(grad.to(grad_dtype), x.to(input_dtype))
+        expected = torch.ops.aten.mish_backward(grad.to(grad_dtype), x.to(input_dtype))
+        assert got.dtype == expected.dtype == input_dtype
+        rtol, atol = TOLERANCE[input_dtype]
+        torch.testing.assert_close(got, expected, rtol=rtol, atol=atol)
+    with pytest.raises(RuntimeError, match="writes a floating input's dtype"):
+        tops.mish_backward(grad, x.long())
 
 
 def test_inplace_backward_with_a_negative_slope_is_refused_as_in_torch(device):

@@ -341,6 +341,16 @@ BACKWARD = [
     Case("softplus_backward", "softplus_backward", (T(), T(), 2.0, 3.0), ref=A.softplus_backward, inplace=False),
     Case("logit_backward", "logit_backward", (T(), T(0.01, 0.99)), ref=A.logit_backward, inplace=False),
     Case("logit_backward_eps", "logit_backward", (T(), T(0.0, 1.0), 0.1), ref=A.logit_backward, inplace=False),
+    # lambd 0.7 rounds in every dtype (to float16's 0.7002, bfloat16's 0.69922): ATen compares with the rounded one
+    Case("hardshrink_backward", "hardshrink_backward", (T(), T(-1.0, 1.0), 0.7), ref=A.hardshrink_backward, exact=True,
+         inplace=False),
+    Case("softshrink_backward", "softshrink_backward", (T(), T(-1.0, 1.0), 0.7), ref=A.softshrink_backward, exact=True,
+         inplace=False),
+    Case("mish_backward", "mish_backward", (T(), T()), ref=A.mish_backward, inplace=False),
+    # the buffer: exp(-|input|) from the forward, which ATen's CPU kernel reads (any values: both read it) and its
+    # CUDA kernel computes anew; tensors of one dtype only, as ATen's kernels take them (not part of the parity tests)
+    Case("log_sigmoid_backward", "log_sigmoid_backward", (T(), T(), T(0.0, 1.0)), ref=A.log_sigmoid_backward,
+         inplace=False, parity=False, mixed=False),
     # a float32 scale (1 / 0.9 rounds) where grad_output is float32 or 16-bit, as ATen's CUDA kernel; torch's CPU
     # kernel rounds it to a 16-bit grad_output's dtype (floating grad_outputs only: not part of the parity tests)
     Case("native_dropout_backward", "native_dropout_backward", (T(), MASK, 1 / 0.9), ref=A.native_dropout_backward,
@@ -371,7 +381,7 @@ assert len(BY_ID) == len(CASES), "case ids must be unique"
 
 # functions tested by name outside the cases (test_ops_registry, test_ops_backward, test_ops_edge)
 TESTED_ELSEWHERE = {"copy_", "copy", "to_copy", "log_sigmoid_forward", "frexp", "float_power_", "silu_and_mul_backward",
-                    "gelu_and_mul_backward", "positive", "polygamma_", "prelu", "prelu_backward",
+                    "gelu_and_mul_backward", "positive", "conj_physical", "polygamma_", "prelu", "prelu_backward",
                     "mse_loss_backward", "huber_loss_backward", "smooth_l1_loss_backward",
                     "binary_cross_entropy_backward"}
 

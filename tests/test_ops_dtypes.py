@@ -26,7 +26,8 @@ def outcome(fn, args, kwargs):
 
 def check_parity(case, args, label=""):
     expected, error = outcome(case.theirs, args, case.kwargs)
-    if isinstance(error, TypeError) or "failed to match any schema" in str(error):
+    if isinstance(error, TypeError) or any(words in str(error) for words in (
+            "failed to match any schema", "Expected a value of type 'Tensor'")):  # the latter: one overload
         return  # torch's Python binding refuses the argument types (a number for a Tensor): no aten semantics
     got, ours_error = outcome(case.ours, args, case.kwargs)
     if error is not None:
