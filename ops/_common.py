@@ -216,13 +216,13 @@ def as_scalar_t(*values):
     if len(values) == 2:
         first, second = values
         if type(second) in _NUMBERS and isinstance(first, torch.Tensor) and first.dim():
-            return first, _number_as(first.dtype, second)
+            return first, sixteen_bit_number(first.dtype, second)
         if type(first) in _NUMBERS and isinstance(second, torch.Tensor) and second.dim():
-            return _number_as(second.dtype, first), second
+            return sixteen_bit_number(second.dtype, first), second
     dtype = result_dtype(*values)
     if dtype is not torch.float16 and dtype is not torch.bfloat16:
         return values
-    return tuple([_number_as(dtype, v) if type(v) in _NUMBERS else _tensor_as(dtype, v) for v in values])
+    return tuple([sixteen_bit_number(dtype, v) if type(v) in _NUMBERS else _tensor_as(dtype, v) for v in values])
 
 
 def _tensor_as(dtype, value):
@@ -234,7 +234,7 @@ def _tensor_as(dtype, value):
     return value.to(dtype)
 
 
-def _number_as(dtype, value):
+def sixteen_bit_number(dtype, value):
     """A Python number as its 16-bit `dtype` value: c10 converts a double to float16 or bfloat16 through
     float32. Bools, zeros (of either sign), infinities and NaN are exact; an integer stays one (pow's
     kernels look for integer exponents)."""
@@ -250,7 +250,7 @@ def _number_as(dtype, value):
     return keep(_SCALAR_T, key, found)
 
 
-_SCALAR_T: dict = {}  # _number_as's: (16-bit dtype, type, a number) -> its 16-bit value, as a Python number
+_SCALAR_T: dict = {}  # sixteen_bit_number's: (16-bit dtype, type, a number) -> its 16-bit value, as a Python number
 
 
 def in_result_dtype(*values, dtype=None):

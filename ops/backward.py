@@ -12,7 +12,7 @@ from tritonize import Promotion, pointwise
 from tritonize.ops import _common as c
 from tritonize.ops import arithmetic as ar
 from tritonize.ops.activations import GELU_KAPPA, ONE_SIXTH_FLOAT32, SQRT1_2, SQRT_2_OVER_PI
-from tritonize.ops.math_ops import sigmoid_of
+from tritonize.ops.math_ops import logit_bounds, logit_rounds_steps, sigmoid_of
 
 GELU_PDF_SCALE = 0.3989422804014327  # 1 / sqrt(2 pi)
 
@@ -151,6 +151,17 @@ def smooth_l1_loss_backward_kernel(grad_output, input, target, norm, beta):
     return norm * x * grad_output / beta
 
 
+@pointwise
+def smooth_l1_loss_backward_float_kernel(grad_output, input, target, norm, beta):
+    # ATen's CPU kernel for 16-bit tensors computes in float32 (norm and beta float32's), in its vectorized
+    # loop as here (the loop's scalar tail, a few elements of a size that is no multiple of the vector
+    # width, rounds norm * x * grad / beta in another order)
+    x = input - target
+    if abs(x) >= beta:
+        return norm * (1.0 if x > 0 else -1.0) * grad_output
+    return norm * (x / beta) * grad_output
+
+
 @pointwise(promotion="no_opmath")
 def huber_loss_backward_kernel(grad_output, input, target, norm, delta):
     x = input - target
@@ -194,6 +205,19 @@ def logit_backward_kernel(grad_output, input):
 
 @pointwise(promotion=Promotion("default", over=("grad_output", "input")))
 def logit_backward_eps_kernel(grad_output, input, low: float, high: float):
+    return 0 if input < low or input > high else grad_output / (input * (1 - input))
+
+
+@pointwise(promotion="no_opmath")
+def logit_backward_rounded_kernel(grad_output, input):
+    # ATen's CPU kernel for 16-bit tensors: each step rounded to their dtype, as its logit's
+    if input < 0 or input > 1:
+        return math.nan
+    return grad_output / (input * (1 - input))
+
+
+@pointwise(promotion="no_opmath")
+def logit_backward_eps_rounded_kernel(grad_output, input, low: float, high: float):
     return 0 if input < low or input > high else grad_output / (input * (1 - input))
 
 
@@ -365,6 +389,9 @@ def smooth_l1_loss_backward(grad_output, input, target, reduction, beta, *, out=
         # the device's own (F.smooth_l1_loss with beta = 0 is l1_loss, which never calls this)
         raise c.Unsupported("tritonize's smooth_l1_loss_backward takes beta > 0")
     _loss_operands("smooth_l1_loss_backward", grad_output, input, target)
+    if input.device.type == "cpu" and input.dtype in (torch.float16, torch.bfloat16):
+        return c.run(smooth_l1_loss_backward_float_kernel, grad_output, input, target, _norm(reduction, input, 1.0),
+                     float(beta), out=out)
     norm = _in_dtype(_norm(reduction, input, 1.0), input.dtype)
     return c.run(smooth_l1_loss_backward_kernel, grad_output, input, target, norm, _in_dtype(beta, input.dtype),
                  out=out)
@@ -420,10 +447,14 @@ def softplus_backward(grad_output, input, beta, threshold, *, out=None):
 
 
 def logit_backward(grad_output, input, eps=None, *, out=None):
-    _floating("logit_backward", grad_output, input)
+    dtype = c.result_dtype(grad_output, input)
+    c.require_floating("logit_backward", dtype)
+    rounded = logit_rounds_steps(dtype, input)
+    operands = c.in_result_dtype(grad_output, input, dtype=dtype)
     if eps is None or eps < 0:
-        return c.run(logit_backward_kernel, *c.in_result_dtype(grad_output, input), out=out)
-    return c.run(logit_backward_eps_kernel, *c.in_result_dtype(grad_output, input), float(eps), 1.0 - float(eps), out=out)
+        return c.run(logit_backward_rounded_kernel if rounded else logit_backward_kernel, *operands, out=out)
+    kernel = logit_backward_eps_rounded_kernel if rounded else logit_backward_eps_kernel
+    return c.run(kernel, *operands, *logit_bounds(eps, dtype, rounded), out=out)
 
 
 def native_dropout_backward(grad_output, mask, scale):

@@ -249,6 +249,30 @@ def test_log_sigmoid_and_mish_backward_dtypes_and_refusals(device):
         tops.mish_backward(grad, x.long())
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=lambda d: str(d)[6:])
+def test_16_bit_logit_and_smooth_l1_backward_round_as_each_devices_kernel(dtype, device):
+    """16-bit logit and logit_backward: torch's CPU kernels round every step to the dtype, eps and 1 - eps
+    too (eps 1.0009765 is bfloat16's 1, so 1 - eps is 0 and the results infinite, not NaN), its CUDA kernels
+    compute in float32; 16-bit smooth_l1_loss_backward on the CPU computes in float32 (CUDA: in the dtype).
+    Bit for bit torch's, over 4096 elements (a multiple of the CPU's vector widths: its loops' scalar tails
+    order smooth l1's product otherwise)."""
+    generator = torch.Generator().manual_seed(14)
+    x = torch.rand(4096, generator=generator).to(device, dtype)
+    x[:4] = torch.tensor([0.0, 1.0, 0.05, 0.97])
+    grad = torch.randn(4096, generator=generator).to(device, dtype)
+    for eps in (None, 0.1, 0.10002, 0.3337, 1.0009765):
+        for got, expected in ((tops.logit(x, eps), torch.logit(x, eps)),
+                              (tops.logit_backward(grad, x, eps), torch.ops.aten.logit_backward(grad, x, eps))):
+            same = (got == expected) | (got.isnan() & expected.isnan())
+            assert bool(same.all()), f"eps {eps}: ours {got[~same][:4]}, torch {expected[~same][:4]}"
+    target = torch.randn(4096, generator=generator).to(device, dtype) * 2
+    for reduction in (0, 1, 2):
+        g = grad if reduction == 0 else torch.tensor(0.7, dtype=dtype, device=device)
+        for beta in (0.5, 0.3337, 2.71828):
+            assert torch.equal(tops.smooth_l1_loss_backward(g, x * 4, target, reduction, beta),
+                               torch.ops.aten.smooth_l1_loss_backward(g, x * 4, target, reduction, beta))
+
+
 def test_inplace_backward_with_a_negative_slope_is_refused_as_in_torch(device):
     x, g = torch.randn(5, device=device), torch.randn(5, device=device)
     with pytest.raises(RuntimeError, match="negative slope"):
