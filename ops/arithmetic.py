@@ -325,6 +325,27 @@ def xlog1py_kernel(input, other):
     return input * math.log1p(other)
 
 
+# ATen's CPU kernels for 16-bit results round the logarithm to the dtype before the product (c10's
+# reduced-float std::log and std::log1p return the 16-bit type); its CUDA kernels round once: 25-27% of
+# random inputs differ by an ulp
+@pointwise(promotion="no_opmath")
+def xlogy_rounded_kernel(input, other):
+    if other != other:
+        return other
+    if input == 0:
+        return 0
+    return input * math.log(other)
+
+
+@pointwise(promotion="no_opmath")
+def xlog1py_rounded_kernel(input, other):
+    if other != other:
+        return other
+    if input == 0:
+        return 0
+    return input * math.log1p(other)
+
+
 @pointwise(promotion=Promotion("default", over=("input",)))
 def heaviside_kernel(input, values):
     if input == 0:
@@ -934,17 +955,36 @@ def logaddexp2(input, other, *, out=None):
     return c.run(logaddexp2_kernel, input, other, out=out)
 
 
+def _xlog_operands(input, other, kernel, rounded_kernel):
+    """The kernel and operands of xlogy or xlog1py: the rounded kernel where the result is 16-bit on the CPU."""
+    operands = c.in_result_dtype(*c.as_scalar_t(input, other))
+    on_cpu = any(isinstance(v, torch.Tensor) and v.device.type == "cpu" and v.dim() for v in operands) or not any(
+        isinstance(v, torch.Tensor) and v.dim() for v in operands)
+    dtype = c.result_dtype(*operands) if on_cpu else None
+    if dtype in (torch.float16, torch.bfloat16):
+        input, other = operands
+        if type(other) in (int, float, bool):
+            # as torch wraps it: a 16-bit 0-d tensor, whose logarithm rounds to the dtype as a tensor's does
+            # (the logarithm of a Python number would be the kernel's exact scalar)
+            other = torch.tensor(other, dtype=dtype)
+        return rounded_kernel, (input, other)
+    return kernel, operands
+
+
 def xlogy(input, other, *, out=None):
-    return c.run(xlogy_kernel, *c.in_result_dtype(*c.as_scalar_t(input, other)), out=out)
+    kernel, operands = _xlog_operands(input, other, xlogy_kernel, xlogy_rounded_kernel)
+    return c.run(kernel, *operands, out=out)
 
 
 def xlogy_(input, other):
-    return c.run(xlogy_kernel, *c.in_result_dtype(*c.as_scalar_t(input, other)), inplace=input)
+    kernel, operands = _xlog_operands(input, other, xlogy_kernel, xlogy_rounded_kernel)
+    return c.run(kernel, *operands, inplace=input)
 
 
 def xlog1py(input, other, *, out=None):
     """torch.special.xlog1py: input * log1p(other), 0 where input is 0 (nan where other is)."""
-    return c.run(xlog1py_kernel, *c.in_result_dtype(*c.as_scalar_t(input, other)), out=out)
+    kernel, operands = _xlog_operands(input, other, xlog1py_kernel, xlog1py_rounded_kernel)
+    return c.run(kernel, *operands, out=out)
 
 
 def _heaviside_check(input, values):

@@ -173,6 +173,15 @@ def huber_loss_backward_kernel(grad_output, input, target, norm, delta):
 
 
 @pointwise(promotion="no_opmath")
+def huber_loss_backward_clamped_kernel(grad_output, input, target, norm, delta):
+    # ATen's CPU kernel, as its vectorized loop computes it: x clamped to [-delta, delta], then
+    # norm * x * grad_output (its CUDA kernel's norm * grad_output * delta outside rounds in another order)
+    x = input - target
+    clamped = -delta if x <= -delta else (delta if x >= delta else x)
+    return norm * clamped * grad_output
+
+
+@pointwise(promotion="no_opmath")
 def binary_cross_entropy_backward_kernel(grad_output, input, target, weight, epsilon, scale, divide: bool):
     # ATen's steps, each rounded to the dtype: the gradient, times the weight (its grad_input.mul_),
     # then the mean's grad_input.div_(numel), a division on the CPU and a product with the reciprocal on
@@ -402,8 +411,8 @@ def huber_loss_backward(grad_output, input, target, reduction, delta, *, out=Non
     a mean."""
     _loss_operands("huber_loss_backward", grad_output, input, target)
     norm = _in_dtype(_norm(reduction, input, 1.0), input.dtype)
-    return c.run(huber_loss_backward_kernel, grad_output, input, target, norm, _in_dtype(delta, input.dtype),
-                 out=out)
+    kernel = huber_loss_backward_clamped_kernel if input.device.type == "cpu" else huber_loss_backward_kernel
+    return c.run(kernel, grad_output, input, target, norm, _in_dtype(delta, input.dtype), out=out)
 
 
 BCE_EPSILON = c.opmath_number(torch.float32, 1e-12)  # ATen's `constexpr float EPSILON = 1e-12`
