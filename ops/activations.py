@@ -440,6 +440,8 @@ def log_sigmoid_forward(input, *, output=None, buffer=None):
 def _threshold_args(input, threshold, value):
     if not input.dtype.is_floating_point:  # ATen converts both to the input's dtype
         return c.scalar_for(input.dtype, threshold), c.scalar_for(input.dtype, value)
+    if c.on_cuda(input):  # ATen's CUDA kernel compares with threshold.to<scalar_t>(), its CPU kernel in float32
+        return c.as_scalar_t(input, threshold)[1], value
     return threshold, value
 
 

@@ -307,22 +307,23 @@ def logaddexp2_kernel(input, other):
     return tritonize.math.fma(math.log1p(math.exp2(-abs(input - other))), 1.4426950408889634, m)
 
 
-@pointwise(promotion="int_to_float")
-def xlogy_kernel(input, other):
+def x_times_log(input, other, log_of_other):
+    """xlogy's and xlog1py's input * log_of_other: 0 where input is 0, NaN where other is."""
     if other != other:
         return other
     if input == 0:
         return 0
-    return input * math.log(other)
+    return input * log_of_other
+
+
+@pointwise(promotion="int_to_float")
+def xlogy_kernel(input, other):
+    return x_times_log(input, other, math.log(other))
 
 
 @pointwise(promotion="int_to_float")
 def xlog1py_kernel(input, other):
-    if other != other:
-        return other
-    if input == 0:
-        return 0
-    return input * math.log1p(other)
+    return x_times_log(input, other, math.log1p(other))
 
 
 # ATen's CPU kernels for 16-bit results round the logarithm to the dtype before the product (c10's
@@ -330,20 +331,12 @@ def xlog1py_kernel(input, other):
 # random inputs differ by an ulp
 @pointwise(promotion="no_opmath")
 def xlogy_rounded_kernel(input, other):
-    if other != other:
-        return other
-    if input == 0:
-        return 0
-    return input * math.log(other)
+    return x_times_log(input, other, math.log(other))
 
 
 @pointwise(promotion="no_opmath")
 def xlog1py_rounded_kernel(input, other):
-    if other != other:
-        return other
-    if input == 0:
-        return 0
-    return input * math.log1p(other)
+    return x_times_log(input, other, math.log1p(other))
 
 
 @pointwise(promotion=Promotion("default", over=("input",)))

@@ -312,6 +312,10 @@ def threshold_backward(grad_output, input, threshold, *, out=None):
     c.require_not_bool("threshold", dtype)
     if not dtype.is_floating_point:
         threshold = c.scalar_for(dtype, threshold)
+    elif dtype in (torch.float16, torch.bfloat16) and c.on_cuda(input):
+        # ATen's CUDA kernel compares with threshold.to<scalar_t>(), rounded to the 16-bit dtype (its CPU
+        # kernel compares in float32)
+        threshold = c.sixteen_bit_number(dtype, threshold)
     return c.run(threshold_backward_kernel, *c.in_result_dtype(grad_output, input), threshold, out=out)
 
 

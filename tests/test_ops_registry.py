@@ -243,13 +243,17 @@ def test_16_bit_overloads_with_numbers_match_torch_bit_for_bit(device):
             _, args, kwargs = _overload_call(overload, device, generator)
             near = torch.tensor([number, -number, number * 1.001, number * 0.999, -number * 1.001, 2 * number,
                                  number / 2, 0.0])
+            given = 0
             for i, (argument, value) in enumerate(zip(positional, args)):
                 if isinstance(value, torch.Tensor) and value.is_floating_point() and value.dim():
                     values = torch.randn(64, generator=generator) * 2
                     values[:8] = near
                     args[i] = values.to(device, dtype)
                 elif argument.name in numbers and isinstance(value, float):
-                    args[i] = number
+                    # the first number the one the values lie beside, the others other awkward ones
+                    # (threshold's value differs from its threshold)
+                    args[i] = number if not given else AWKWARD_NUMBERS[(AWKWARD_NUMBERS.index(number) + given) % 4]
+                    given += 1
             try:
                 expected = op(*_clone(args), **kwargs)
             except RuntimeError:
