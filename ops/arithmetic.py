@@ -949,19 +949,20 @@ def logaddexp2(input, other, *, out=None):
 
 
 def _xlog_operands(input, other, kernel, rounded_kernel):
-    """The kernel and operands of xlogy or xlog1py: the rounded kernel where the result is 16-bit on the CPU."""
-    operands = c.in_result_dtype(*c.as_scalar_t(input, other))
-    on_cpu = any(isinstance(v, torch.Tensor) and v.device.type == "cpu" and v.dim() for v in operands) or not any(
-        isinstance(v, torch.Tensor) and v.dim() for v in operands)
-    dtype = c.result_dtype(*operands) if on_cpu else None
-    if dtype in (torch.float16, torch.bfloat16):
-        input, other = operands
-        if type(other) in (int, float, bool):
-            # as torch wraps it: a 16-bit 0-d tensor, whose logarithm rounds to the dtype as a tensor's does
-            # (the logarithm of a Python number would be the kernel's exact scalar)
-            other = torch.tensor(other, dtype=dtype)
+    """The kernel and operands of xlogy or xlog1py: the rounded kernel where the result is 16-bit on the CPU,
+    and a number `other` as a 0-d tensor of the result dtype."""
+    input, other = c.in_result_dtype(*c.as_scalar_t(input, other))
+    number = type(other) in (int, float, bool)
+    on_cpu = any(isinstance(v, torch.Tensor) and v.device.type == "cpu" and v.dim() for v in (input, other)) or not (
+        isinstance(input, torch.Tensor) and input.dim() or isinstance(other, torch.Tensor) and other.dim())
+    dtype = c.result_dtype(input, other) if number or on_cpu else None
+    if number and dtype.is_floating_point and dtype != torch.float64:
+        # as torch wraps it: a value of the result dtype, whose logarithm the kernel takes in the compute
+        # dtype (a Python number's would be exact: log(1.0009765) is 5.8e-5 off log(float32(1.0009765)))
+        other = torch.tensor(other, dtype=dtype)
+    if on_cpu and dtype in (torch.float16, torch.bfloat16):
         return rounded_kernel, (input, other)
-    return kernel, operands
+    return kernel, (input, other)
 
 
 def xlogy(input, other, *, out=None):
