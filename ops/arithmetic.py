@@ -952,14 +952,16 @@ def _xlog_operands(input, other, kernel, rounded_kernel):
     """The kernel and operands of xlogy or xlog1py: the rounded kernel where the result is 16-bit on the CPU,
     and a number `other` as a 0-d tensor of the result dtype."""
     input, other = c.in_result_dtype(*c.as_scalar_t(input, other))
-    number = type(other) in (int, float, bool)
+    # a number, or a 0-d tensor of another dtype (a wrapped number: float64), among the weak operands
+    number = type(other) in (int, float, bool) or isinstance(other, torch.Tensor) and not other.dim() and (
+        isinstance(input, torch.Tensor) and input.dim() and other.dtype != input.dtype)
     on_cpu = any(isinstance(v, torch.Tensor) and v.device.type == "cpu" and v.dim() for v in (input, other)) or not (
         isinstance(input, torch.Tensor) and input.dim() or isinstance(other, torch.Tensor) and other.dim())
     dtype = c.result_dtype(input, other) if number or on_cpu else None
     if number and dtype.is_floating_point and dtype != torch.float64:
-        # as torch wraps it: a value of the result dtype, whose logarithm the kernel takes in the compute
-        # dtype (a Python number's would be exact: log(1.0009765) is 5.8e-5 off log(float32(1.0009765)))
-        other = torch.tensor(other, dtype=dtype)
+        # as torch converts it: a value of the result dtype, whose logarithm the kernel takes in the compute
+        # dtype (a float64 one's would be exact: log(1.0009765) is 5.8e-5 off log(float32(1.0009765)))
+        other = other.to(dtype) if isinstance(other, torch.Tensor) else torch.tensor(other, dtype=dtype)
     if on_cpu and dtype in (torch.float16, torch.bfloat16):
         return rounded_kernel, (input, other)
     return kernel, (input, other)

@@ -145,14 +145,16 @@ def test_conj_physical_of_a_real_tensor(dtype, device):
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16], ids=lambda d: str(d)[6:])
 def test_xlogy_of_a_number_takes_the_logarithm_of_its_value_in_the_dtype(dtype, device):
-    """xlogy(x, number) and xlog1py(x, number): torch wraps the number as a value of the result dtype and
-    takes its logarithm there; log(1.0009765) is 5.8e-5 off log(float32(1.0009765)), so the exact number
+    """xlogy(x, number) and xlog1py(x, number), and by a 0-d float64 tensor: torch converts the number to a
+    value of the result dtype and takes its logarithm there; log(1.0009765) is 5.8e-5 off log(float32(1.0009765)), so the exact number
     gave results that many ulps off. Bit for bit torch's."""
     import tritonize.ops as tops
     x = (torch.randn(4096, generator=torch.Generator().manual_seed(15)) * 2).to(device, dtype)
     for number in (1.0009765, 0.10002, 2.71828):
         assert torch.equal(tops.xlogy(x, number), torch.xlogy(x, number))
         assert torch.equal(tops.xlog1py(x, number), torch.special.xlog1py(x, number))
+        wrapped = torch.tensor(number, dtype=torch.float64)  # a 0-d float64 tensor promotes as the number does
+        assert torch.equal(tops.xlogy(x, wrapped), torch.xlogy(x, wrapped))
 
 
 def random_bit_patterns(dtype, generator, count=2**14):
