@@ -216,13 +216,14 @@ def test_every_registered_overload_matches_the_kernel_it_replaces(device, kernel
 
 
 AWKWARD_NUMBERS = [0.10002, 1.0009765, 0.3337, 2.71828]  # none a 16-bit value: each rounds in float16 and bfloat16
-# torch's CPU add and sub round a number to the 16-bit dtype first, its CUDA kernels read it exactly in float32;
-# tritonize.ops reads it as CUDA does on either device (README, "Known limits")
-READ_AS_ON_CUDA = {"add.Scalar", "sub.Scalar", "rsub.Scalar"}
+# torch's CPU add and sub round a number or alpha to the 16-bit dtype first, its CUDA kernels read it exactly in
+# float32; tritonize.ops reads it as CUDA does on either device (README, "Known limits")
+READ_AS_ON_CUDA = {"add.Scalar", "sub.Scalar", "rsub.Scalar", "add.Tensor", "sub.Tensor", "rsub.Tensor"}
+NUMBER_TYPES = ("number", "float", "Optional[float]", "Optional[number]")
 
 
 def test_16_bit_overloads_with_numbers_match_torch_bit_for_bit(device):
-    """Each overload that takes a number (lambd, eps, beta, alpha, ...) with 16-bit tensors and a number
+    """Each overload that takes a number (lambd, eps, beta, alpha, value, ...) with 16-bit tensors and numbers
     that no 16-bit dtype holds, through torch.ops.aten: the replaced kernel's results bit for bit (where
     torch rounds the number to the dtype, computes in it or in float32, tritonize does the same); values
     beside the number and its negation included. clamp's and hardtanh's bounds stay in order."""
@@ -235,8 +236,9 @@ def test_16_bit_overloads_with_numbers_match_torch_bit_for_bit(device):
             continue
         op = getattr(getattr(torch.ops.aten, name), variant or "default")
         positional = [a for a in op._schema.arguments if not a.kwarg_only]
-        numbers = {a.name for a in positional if str(a.type) in ("number", "float", "Optional[float]", "Optional[number]")}
-        if not numbers:
+        numbers = {a.name for a in positional if str(a.type) in NUMBER_TYPES}
+        keyword_numbers = [a.name for a in op._schema.arguments if a.kwarg_only and str(a.type) in NUMBER_TYPES]
+        if not numbers and not keyword_numbers:
             continue
         for dtype, number in ((d, n) for d in (torch.float16, torch.bfloat16) for n in AWKWARD_NUMBERS):
             generator = torch.Generator().manual_seed(seed(overload))
@@ -254,6 +256,8 @@ def test_16_bit_overloads_with_numbers_match_torch_bit_for_bit(device):
                     # (threshold's value differs from its threshold)
                     args[i] = number if not given else AWKWARD_NUMBERS[(AWKWARD_NUMBERS.index(number) + given) % 4]
                     given += 1
+            for keyword in keyword_numbers:  # alpha, value, weight
+                kwargs[keyword] = AWKWARD_NUMBERS[(AWKWARD_NUMBERS.index(number) + 1) % 4]
             try:
                 expected = op(*_clone(args), **kwargs)
             except RuntimeError:
