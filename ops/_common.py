@@ -273,6 +273,16 @@ def in_result_dtype(*values, dtype=None):
     return tuple(to_copy(v, dtype=dtype) if convert else v for v, convert in zip(values, converts))
 
 
+def zero_dim_in(dtype, *values):
+    """The arguments, with 0-d tensors of another dtype (a float64 wrapped number, which promotes weakly)
+    converted to the result dtype, as ATen's TensorIterator converts them before its kernel reads them:
+    a kernel would otherwise compute with the float64 value (logaddexp's sum cancels near 0)."""
+    if not any(isinstance(v, torch.Tensor) and not v.dim() and v.dtype is not dtype for v in values):
+        return values
+    return tuple(v.to(dtype) if isinstance(v, torch.Tensor) and not v.dim() and v.dtype is not dtype and
+                 v.dtype is not torch.bool else v for v in values)
+
+
 def broadcast_shape(*values) -> tuple:
     """The broadcast shape of the tensors among `values`, with torch's error if there is none."""
     shape: list = []

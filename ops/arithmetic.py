@@ -771,15 +771,23 @@ sgn, sgn_ = sign, sign_  # the same for real dtypes
 
 
 def _addc_operands(name, input, tensor1, tensor2, value) -> tuple:
-    """(result dtype, the kernel's arguments: the tensors widened where the result is float64,
-    then the value)."""
+    """(result dtype, the kernel's arguments: the tensors converted to the result dtype where it is
+    float64 or 16-bit, then the value)."""
     dtype = c.result_dtype(input, tensor1, tensor2)
     c.require_not_bool(name, dtype)
     # the value as ATen holds it: in the dtype for integers, in the compute dtype for floats
     value = c.opmath_number(dtype, value) if dtype.is_floating_point else c.scalar_for(dtype, value)
-    if dtype is torch.float64:
+    if dtype is torch.float64 or dtype is torch.float16 or dtype is torch.bfloat16:
+        # a 0-d tensor of another dtype beside 16-bit ones is converted to their dtype first, as ATen's
+        # TensorIterator converts it (a float64 divisor of 0.10002 divides as bfloat16's 0.10009765625)
         return dtype, (*c.in_result_dtype(input, tensor1, tensor2, dtype=dtype), value)
-    return dtype, (input, tensor1, tensor2, value)
+    operands = (input, tensor1, tensor2)
+    if dtype is torch.float32 and any(isinstance(t, torch.Tensor) and t.dtype is torch.float64 for t in operands):
+        # a 0-d float64 tensor beside float32 ones, converted as ATen converts it: value * tensor1 would
+        # otherwise be a float64 product (7.7e-4 off torch's result where the sum cancels)
+        operands = tuple(t.to(dtype) if isinstance(t, torch.Tensor) and t.dtype is torch.float64 else t
+                         for t in operands)
+    return dtype, (*operands, value)
 
 
 def _addcmul(input, tensor1, tensor2, value, **destination):
@@ -939,13 +947,15 @@ arctan2, arctan2_ = atan2, atan2_
 
 
 def logaddexp(input, other, *, out=None):
-    c.require_floating("logaddexp", c.result_dtype(input, other))
-    return c.run(logaddexp_kernel, input, other, out=out)
+    dtype = c.result_dtype(input, other)
+    c.require_floating("logaddexp", dtype)
+    return c.run(logaddexp_kernel, *c.zero_dim_in(dtype, input, other), out=out)
 
 
 def logaddexp2(input, other, *, out=None):
-    c.require_floating("logaddexp2", c.result_dtype(input, other))
-    return c.run(logaddexp2_kernel, input, other, out=out)
+    dtype = c.result_dtype(input, other)
+    c.require_floating("logaddexp2", dtype)
+    return c.run(logaddexp2_kernel, *c.zero_dim_in(dtype, input, other), out=out)
 
 
 def _xlog_operands(input, other, kernel, rounded_kernel):

@@ -157,6 +157,26 @@ def test_xlogy_of_a_number_takes_the_logarithm_of_its_value_in_the_dtype(dtype, 
         assert torch.equal(tops.xlogy(x, wrapped), torch.xlogy(x, wrapped))
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16], ids=lambda d: str(d)[6:])
+def test_a_zero_dim_float64_tensor_computes_as_its_value_in_the_result_dtype(dtype, device):
+    """A 0-d float64 tensor (a wrapped number) beside tensors of a narrower dtype promotes weakly, and torch's
+    TensorIterator converts its value to the result dtype before the kernel reads it: addcdiv's divisor, addcmul's
+    factor and logaddexp's operand as that value (bit for bit torch's, but float32 logaddexp, whose CPU kernel's
+    log1p differs from tritonize's by an ulp: there the same as a 0-d tensor of the dtype)."""
+    import tritonize.ops as tops
+    generator = torch.Generator().manual_seed(16)
+    a, b = ((torch.rand(4096, generator=generator) * 8 - 4).to(device, dtype) for _ in range(2))
+    for number in (0.10002, -0.3337, 1.0009765):
+        wrapped = torch.tensor(number, dtype=torch.float64, device=device)
+        assert torch.equal(tops.addcdiv(a, b, wrapped, value=-1.5), torch.addcdiv(a, b, wrapped, value=-1.5))
+        assert torch.equal(tops.addcmul(a, wrapped, b, value=-1.5), torch.addcmul(a, wrapped, b, value=-1.5))
+        for ours, theirs in ((tops.logaddexp, torch.logaddexp), (tops.logaddexp2, torch.logaddexp2)):
+            got = ours(a, wrapped)
+            assert torch.equal(got, ours(a, wrapped.to(dtype)))
+            if dtype != torch.float32:
+                assert torch.equal(got, theirs(a, wrapped))
+
+
 def random_bit_patterns(dtype, generator, count=2**14):
     """`count` 16-bit values drawn from all 2^16 bit patterns (every exponent, subnormals,
     infinities, NaN), on the CPU."""
