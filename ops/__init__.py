@@ -43,7 +43,7 @@ from tritonize.ops.math_ops import (acos, acos_, acosh, acosh_, airy_ai, angle, 
                                     modified_bessel_k0, modified_bessel_k1, ndtr, ndtri, polygamma, polygamma_, rad2deg, rad2deg_, round, round_, rsqrt,
                                     rsqrt_, scaled_modified_bessel_k0, scaled_modified_bessel_k1, sigmoid, sigmoid_, sin, sin_, sinc, sinc_, sinh, sinh_, spherical_bessel_j0, sqrt, sqrt_, tan, tan_,
                                     tanh, tanh_, trunc, trunc_)
-from tritonize.ops.backward import (binary_cross_entropy_backward, elu_backward, gelu_backward,
+from tritonize.ops.backward import (binary_cross_entropy_backward, elu_backward, gelu_backward, glu_backward,
                                     hardshrink_backward, hardsigmoid_backward, hardswish_backward, hardtanh_backward,
                                     huber_loss_backward, leaky_relu_backward, log_sigmoid_backward, logit_backward,
                                     mish_backward, mse_loss_backward, native_dropout_backward, prelu_backward,

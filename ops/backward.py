@@ -12,7 +12,7 @@ from tritonize import Promotion, pointwise
 from tritonize.ops import _common as c
 from tritonize.ops import arithmetic as ar
 from tritonize.ops.activations import GELU_KAPPA, ONE_SIXTH_FLOAT32, SQRT1_2, SQRT_2_OVER_PI
-from tritonize.ops.math_ops import logit_bounds, logit_rounds_steps, sigmoid_of
+from tritonize.ops.math_ops import logit_bounds, logit_rounds_steps, sigmoid_kernel, sigmoid_of
 
 GELU_PDF_SCALE = 0.3989422804014327  # 1 / sqrt(2 pi)
 
@@ -228,6 +228,19 @@ def logit_backward_rounded_kernel(grad_output, input):
 @pointwise(promotion="no_opmath")
 def logit_backward_eps_rounded_kernel(grad_output, input, low: float, high: float):
     return 0 if input < low or input > high else grad_output / (input * (1 - input))
+
+
+@pointwise
+def glu_backward_kernel(grad_output, a, b):
+    # ATen's CUDA kernel: both halves' gradients from one sigmoid in the compute dtype
+    sigmoid = sigmoid_of(b)
+    return sigmoid * grad_output, (1.0 - sigmoid) * sigmoid * grad_output * a
+
+
+@pointwise
+def glu_backward_second_half_kernel(sigmoid, a, grad_output):
+    # ATen's CPU kernel: b's gradient from the sigmoid it stored (rounded to the dtype) in a's half first
+    return (1.0 - sigmoid) * sigmoid * a * grad_output
 
 
 @pointwise
@@ -529,3 +542,44 @@ def mish_backward(grad_output, input):
     # ATen's CPU kernel computes in the promoted dtype, which its TensorIterator casts to the input's
     result = mish_backward_kernel(*c.in_result_dtype(grad_output, input, dtype=dtype))
     return result if result.dtype == input.dtype else result.to(input.dtype)
+
+
+def glu_backward(grad_output, input, dim, *, out=None):
+    """aten::glu_backward: the gradient of input's halves a and b along `dim` (glu is a * sigmoid(b)),
+    sigmoid(b) * grad_output and (1 - sigmoid(b)) sigmoid(b) a grad_output, in a new contiguous tensor of
+    input's shape (or `out`, resized to it), as ATen's: on CUDA from one two-output kernel, on the CPU in ATen's CPU steps (the
+    sigmoid stored in a's half, rounded to the dtype, then b's half, then a's half times grad_output)."""
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support 0-dimensional tensors")
+    dim = _wrap_dim(dim, input.dim())
+    size = input.shape[dim]
+    if size % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size {size}")
+    c.require_floating("glu_backward", input.dtype)
+    half = size // 2
+    a, b = input.narrow(dim, 0, half), input.narrow(dim, half, half)
+    if grad_output.shape != a.shape or grad_output.dtype != input.dtype:
+        c.broadcast_shape(a, grad_output)  # torch's error for shapes that do not broadcast
+        raise c.Unsupported(f"tritonize's glu_backward takes a grad_output of input's dtype and half its shape "
+                            f"{tuple(a.shape)}, got {grad_output.dtype} {tuple(grad_output.shape)}")
+    if out is None:
+        grad_input = torch.empty(input.shape, dtype=input.dtype, device=input.device)
+    elif out.dtype != input.dtype or out.device != input.device:
+        raise c.Unsupported(f"tritonize's glu_backward writes a grad_input of input's dtype and device, got "
+                            f"{out.dtype} on {out.device}")
+    else:
+        grad_input = out.resize_(input.shape) if out.shape != input.shape else out  # ATen's resize_as_
+    grad_a, grad_b = grad_input.narrow(dim, 0, half), grad_input.narrow(dim, half, half)
+    if input.device.type == "cpu":
+        sigmoid_kernel(b, out=grad_a)
+        glu_backward_second_half_kernel(grad_a, a, grad_output, out=grad_b)
+        ar.mul_(grad_a, grad_output)
+    else:
+        glu_backward_kernel(grad_output, a, b, out=(grad_a, grad_b))
+    return grad_input
+
+
+def _wrap_dim(dim, ndim):
+    if not -ndim <= dim < ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})")
+    return dim + ndim if dim < 0 else dim

@@ -179,6 +179,7 @@ def _build_table() -> dict:
     add("_prelu_kernel_backward", bwd.prelu_backward)
     add("native_dropout_backward", bwd.native_dropout_backward)
     add("mish_backward", bwd.mish_backward)
+    add("glu_backward{,.grad_input}", bwd.glu_backward)
     add("mse_loss_backward{,.grad_input}", bwd.mse_loss_backward)
     add("huber_loss_backward{,.out}", bwd.huber_loss_backward)
     add("smooth_l1_loss_backward{,.grad_input}", bwd.smooth_l1_loss_backward)

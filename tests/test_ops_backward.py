@@ -35,6 +35,8 @@ AUTOGRAD = [
     # its CPU kernel reads the forward's buffer of exp(-|x|), its CUDA kernel computes it anew
     ("logsigmoid", F.logsigmoid, {"cpu": "log_sigmoid_backward_buffer_kernel", "cuda": "log_sigmoid_backward_kernel"}),
     ("mish", F.mish, "mish_backward_kernel"),
+    # its CPU kernel stores the sigmoid in a's half first, its CUDA kernel computes both halves in one
+    ("glu", lambda x: F.glu(torch.cat([x, x * 0.5]), 0), {"cpu": "glu_backward_second_half_kernel", "cuda": "glu_backward_kernel"}),
 ]
 
 
@@ -271,6 +273,38 @@ def test_16_bit_logit_and_smooth_l1_backward_round_as_each_devices_kernel(dtype,
         for beta in (0.5, 0.3337, 2.71828):
             assert torch.equal(tops.smooth_l1_loss_backward(g, x * 4, target, reduction, beta),
                                torch.ops.aten.smooth_l1_loss_backward(g, x * 4, target, reduction, beta))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64],
+                         ids=lambda d: str(d)[6:])
+def test_glu_backward_fills_both_halves_as_torch(dtype, device):
+    """aten::glu_backward along each dim: sigmoid(b) grad and (1 - sigmoid(b)) sigmoid(b) a grad in the two
+    halves of a new contiguous tensor of input's shape (transposed input too), or of out= resized to it; 16-bit
+    bit for bit torch's (on the CPU its steps: the sigmoid rounded to the dtype first), float32 and float64
+    within an ulp; torch's errors for an odd or missing dim and a 0-d input."""
+    generator = torch.Generator().manual_seed(17)
+    x = (torch.randn(4, 6, 8, generator=generator) * 3).to(device, dtype)
+    for input, dim in ((x, 0), (x, 1), (x, -1), (x[:, :, 0].t(), 0)):
+        shape = list(input.shape)
+        shape[dim] //= 2
+        grad = torch.randn(shape, generator=generator).to(device, dtype)
+        got, expected = tops.glu_backward(grad, input, dim), torch.ops.aten.glu_backward(grad, input, dim)
+        assert got.stride() == expected.stride() == torch.empty(input.shape).stride()
+        if dtype in (torch.float16, torch.bfloat16):
+            assert torch.equal(got, expected)
+        else:
+            rtol, atol = TOLERANCE[dtype]
+            torch.testing.assert_close(got, expected, rtol=rtol, atol=atol)
+    out = torch.empty(0, dtype=dtype, device=device)
+    assert tops.glu_backward(grad, input, 0, out=out) is out and torch.equal(out, got)
+    with pytest.raises(RuntimeError, match="Halving dimension must be even"):
+        tops.glu_backward(grad, x[:, :5], 1)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        tops.glu_backward(grad, x, 3)
+    with pytest.raises(RuntimeError, match="0-dimensional"):
+        tops.glu_backward(grad, x[0, 0, 0], 0)
+    with pytest.raises(RuntimeError, match="must match the size"):
+        tops.glu_backward(torch.ones(3, 5, device=device, dtype=dtype), x[0], 0)
 
 
 def test_inplace_backward_with_a_negative_slope_is_refused_as_in_torch(device):
