@@ -44,10 +44,10 @@ from tritonize.ops.math_ops import (acos, acos_, acosh, acosh_, airy_ai, angle, 
                                     rsqrt_, scaled_modified_bessel_k0, scaled_modified_bessel_k1, sigmoid, sigmoid_, sin, sin_, sinc, sinc_, sinh, sinh_, spherical_bessel_j0, sqrt, sqrt_, tan, tan_,
                                     tanh, tanh_, trunc, trunc_)
 from tritonize.ops.backward import (binary_cross_entropy_backward, elu_backward, gelu_backward, glu_backward,
-                                    hardshrink_backward, hardsigmoid_backward, hardswish_backward, hardtanh_backward,
-                                    huber_loss_backward, leaky_relu_backward, log_sigmoid_backward, logit_backward,
-                                    mish_backward, mse_loss_backward, native_dropout_backward, prelu_backward,
-                                    sigmoid_backward, silu_backward, smooth_l1_loss_backward, softplus_backward,
-                                    softshrink_backward, tanh_backward, threshold_backward)
+                                    glu_jvp, hardshrink_backward, hardsigmoid_backward, hardswish_backward,
+                                    hardtanh_backward, huber_loss_backward, leaky_relu_backward, log_sigmoid_backward,
+                                    logit_backward, mish_backward, mse_loss_backward, native_dropout_backward,
+                                    prelu_backward, sigmoid_backward, silu_backward, smooth_l1_loss_backward,
+                                    softplus_backward, softshrink_backward, tanh_backward, threshold_backward)
 from tritonize.ops.fused import gelu_and_mul, gelu_and_mul_backward, silu_and_mul, silu_and_mul_backward
 from tritonize.ops.layout import flip

@@ -244,6 +244,13 @@ def glu_backward_second_half_kernel(sigmoid, a, grad_output):
 
 
 @pointwise
+def glu_jvp_kernel(glu, b, da, db):
+    # F.glu's forward-mode derivative, as ATen's kernels: in the compute dtype
+    sigmoid = sigmoid_of(b)
+    return da * sigmoid + glu * (db - sigmoid * db)
+
+
+@pointwise
 def dropout_backward_kernel(grad_output, mask, scale: float):
     return grad_output * mask * scale
 
@@ -583,3 +590,18 @@ def _wrap_dim(dim, ndim):
     if not -ndim <= dim < ndim:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})")
     return dim + ndim if dim < 0 else dim
+
+
+def glu_jvp(glu, input, dx, dim, *, out=None):
+    """aten::glu_jvp (F.glu's forward-mode derivative): the tangent of glu(x) along dx, da sigmoid(b) +
+    glu (db - sigmoid(b) db), where b is the second half of input (aten's x) and da, db dx's halves along
+    `dim`. ATen's CPU kernel has no 16-bit instances: its error there."""
+    dim = _wrap_dim(dim, input.dim())
+    size = glu.shape[dim]
+    if not glu.dtype == input.dtype == dx.dtype:
+        raise c.Unsupported(f"tritonize's glu_jvp takes tensors of one dtype, got {glu.dtype}, {input.dtype} and {dx.dtype}")
+    c.require_floating("glu_jvp", glu.dtype)
+    b, da, db = input.narrow(dim, size, size), dx.narrow(dim, 0, size), dx.narrow(dim, size, size)
+    if glu.device.type == "cpu" and glu.dtype in (torch.float16, torch.bfloat16):
+        c.not_implemented("glu_jvp_cpu", glu.dtype)
+    return c.run(glu_jvp_kernel, glu, b, da, db, out=out)

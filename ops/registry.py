@@ -180,6 +180,7 @@ def _build_table() -> dict:
     add("native_dropout_backward", bwd.native_dropout_backward)
     add("mish_backward", bwd.mish_backward)
     add("glu_backward{,.grad_input}", bwd.glu_backward)
+    add("glu_jvp{,.out}", bwd.glu_jvp)
     add("mse_loss_backward{,.grad_input}", bwd.mse_loss_backward)
     add("huber_loss_backward{,.out}", bwd.huber_loss_backward)
     add("smooth_l1_loss_backward{,.grad_input}", bwd.smooth_l1_loss_backward)
@@ -231,6 +232,8 @@ def _interpreter_busy() -> bool:
 
 
 _is_grad_enabled, _set_grad_enabled, _Tensor = torch.is_grad_enabled, torch._C._set_grad_enabled, torch.Tensor
+_is_fwd_grad_enabled, _set_fwd_grad_enabled = torch._C._is_fwd_grad_enabled, torch._C._set_fwd_grad_enabled
+_forward_ad = torch.autograd.forward_ad
 _SUPPORTED = frozenset(SUPPORTED_DTYPES)  # a hashed lookup on each tensor of each call
 
 
@@ -270,6 +273,11 @@ def _make_kernel(fn, schema: _Schema, original, device_type: str):
         recording = recording and _is_grad_enabled()
         if recording:
             _set_grad_enabled(False)
+        # likewise forward mode: below autograd, aten's formula computes the tangent, and a dual tensor's
+        # primal can no longer be read here (unpack_dual reaches _fw_primal's kernel, which asserts)
+        forward = _forward_ad._current_level >= 0 and _is_fwd_grad_enabled()
+        if forward:
+            _set_fwd_grad_enabled(False)
         try:
             return fn(*positional, **keywords)
         except c.Unsupported:
@@ -281,6 +289,8 @@ def _make_kernel(fn, schema: _Schema, original, device_type: str):
         finally:
             if recording:
                 _set_grad_enabled(True)
+            if forward:
+                _set_fwd_grad_enabled(True)
         # outside the handler: an error of the kernel registered before is its own, not one raised
         # "during handling of" tritonize's refusal
         return fallback(args, kwargs)

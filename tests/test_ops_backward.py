@@ -307,6 +307,35 @@ def test_glu_backward_fills_both_halves_as_torch(dtype, device):
         tops.glu_backward(torch.ones(3, 5, device=device, dtype=dtype), x[0], 0)
 
 
+def test_glu_forward_mode_derivative_runs_glu_jvp(device, kernel_calls):  # noqa: F811
+    """torch.func.jvp of F.glu under enabled(): autograd's forward formula calls aten::glu_jvp, which runs
+    tritonize's kernel and gives torch's tangent; tops.glu_jvp along each dim and into out= as torch's, and
+    torch's error where its CPU kernel has no 16-bit instance."""
+    generator = torch.Generator().manual_seed(18)
+    x, dx = (torch.randn(6, 8, generator=generator).to(device) * 2 for _ in range(2))
+    expected = torch.func.jvp(lambda t: F.glu(t, 0), (x,), (dx,))
+    with tritonize.enabled(devices=(device,)):
+        got = torch.func.jvp(lambda t: F.glu(t, 0), (x,), (dx,))
+    assert "glu_jvp_kernel" in kernel_calls
+    for ours, theirs in zip(got, expected):
+        torch.testing.assert_close(ours, theirs, rtol=1.3e-6, atol=1e-5)
+    for dtype in (torch.float32, torch.float64):
+        for dim in (0, 1, -1):
+            glu = F.glu(x.to(dtype), dim)
+            args = (glu, x.to(dtype), dx.to(dtype), dim)
+            torch.testing.assert_close(tops.glu_jvp(*args), torch.ops.aten.glu_jvp(*args), rtol=1.3e-6, atol=1e-6)
+    out = torch.empty(0, device=device)
+    assert tops.glu_jvp(F.glu(x, 1), x, dx, 1, out=out) is out
+    torch.testing.assert_close(out, torch.ops.aten.glu_jvp(F.glu(x, 1), x, dx, 1), rtol=1.3e-6, atol=1e-6)
+    half = (F.glu(x, 0).bfloat16(), x.bfloat16(), dx.bfloat16(), 0)
+    if device == "cpu":
+        for fn in (tops.glu_jvp, torch.ops.aten.glu_jvp):
+            with pytest.raises(NotImplementedError, match="glu_jvp_cpu"):
+                fn(*half)
+    else:
+        torch.testing.assert_close(tops.glu_jvp(*half), torch.ops.aten.glu_jvp(*half), rtol=1.6e-2, atol=1e-2)
+
+
 def test_inplace_backward_with_a_negative_slope_is_refused_as_in_torch(device):
     x, g = torch.randn(5, device=device), torch.randn(5, device=device)
     with pytest.raises(RuntimeError, match="negative slope"):

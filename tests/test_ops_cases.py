@@ -381,7 +381,7 @@ assert len(BY_ID) == len(CASES), "case ids must be unique"
 
 # functions tested by name outside the cases (test_ops_registry, test_ops_backward, test_ops_edge)
 TESTED_ELSEWHERE = {"copy_", "copy", "to_copy", "log_sigmoid_forward", "frexp", "float_power_", "silu_and_mul_backward",
-                    "gelu_and_mul_backward", "positive", "conj_physical", "glu_backward", "polygamma_", "prelu", "prelu_backward",
+                    "gelu_and_mul_backward", "positive", "conj_physical", "glu_backward", "glu_jvp", "polygamma_", "prelu", "prelu_backward",
                     "mse_loss_backward", "huber_loss_backward", "smooth_l1_loss_backward",
                     "binary_cross_entropy_backward"}
 

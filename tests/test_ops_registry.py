@@ -274,6 +274,37 @@ def test_16_bit_overloads_with_numbers_match_torch_bit_for_bit(device):
     assert not failures, "\n".join(failures[:20]) + f"\n({len(failures)} of {compared} calls differ)"
 
 
+@pytest.mark.parametrize("mode", ["jvp", "dual", "jacfwd"])
+def test_forward_mode_ad_through_registered_ops(mode, device, kernel_calls):
+    """torch.func.jvp, forward_ad's dual tensors and torch.func.jacfwd through ops under enabled(): the
+    registered kernels run below autograd, whose formulas give the tangents (the kernels read no dual
+    tensor's primal: there unpack_dual reached _fw_primal's kernel, which asserted), torch's results."""
+    import torch.autograd.forward_ad as forward_ad
+    generator = torch.Generator().manual_seed(19)
+    x, dx = (torch.randn(6, 8, generator=generator).to(device) for _ in range(2))
+
+    def fn(t):
+        return F.gelu(t) * torch.sigmoid(t) + F.glu(t, 0).sum()
+
+    def run():
+        if mode == "jvp":
+            return torch.func.jvp(fn, (x,), (dx,))
+        if mode == "jacfwd":
+            return (torch.func.jacfwd(lambda t: fn(t).sum())(x),)
+        with forward_ad.dual_level():
+            y = fn(forward_ad.make_dual(x, dx))
+            return forward_ad.unpack_dual(y)
+
+    expected = run()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # functorch's fallback for glu_jvp's missing batching rule (jacfwd)
+        with tritonize.enabled(devices=(device,)):
+            got = run()
+    assert {"gelu_kernel", "sigmoid_kernel", "glu_kernel", "glu_jvp_kernel"} <= set(kernel_calls), kernel_calls
+    for ours, theirs in zip(got, expected):
+        torch.testing.assert_close(ours, theirs, rtol=1.3e-6, atol=1e-5)
+
+
 def test_registered_ops_are_aten_overloads_without_composite_implicit_kernels():
     names = tritonize.registered_ops()
     assert len(names) == len(set(names)) > 400
