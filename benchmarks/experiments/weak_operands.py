@@ -11,50 +11,81 @@ Session 53 found with it that xlogy, xlog1py, logaddexp, logaddexp2, addcmul and
 float64 value where torch converts it to the result dtype first (fixed); what remains is known
 (benchmarks/results/experiment_weak_operands.txt).
 """
-import sys, torch, warnings
+from __future__ import annotations
+
+import sys
+import warnings
+
+import torch
+
 sys.path.insert(0, "tests")  # the op cases
-warnings.simplefilter("ignore")
-from test_ops_cases import CASES, T, make_tensor, seed
-device = sys.argv[1] if len(sys.argv) > 1 else "cuda"
-print(f"# weak operands against torch {torch.__version__} on {torch.cuda.get_device_name() if device == 'cuda' else 'the CPU'}")
+from test_ops_cases import CASES, T, make_tensor, seed  # noqa: E402
+
 AWKWARD = [0.10002, 1.0009765, 2.71828, -0.3337]
-for case in CASES:
-    specs = [a for a in case.args if isinstance(a, T)]
-    if len(specs) < 2 or any(s.kind in ("bool", "index") for s in specs):
-        continue
-    for dtype in (torch.float32, torch.float16, torch.bfloat16):
-        if dtype not in case.floats:
+
+
+def arguments(case, dtype, position, form, value, device):
+    """The case's arguments: its tensor at `position` made the number `value` or a 0-d float64 tensor of it."""
+    generator = torch.Generator().manual_seed(seed(case.id))
+    args, k = [], 0
+    for a in case.args:
+        if isinstance(a, T):
+            if k != position:
+                args.append(make_tensor(a, dtype, (4096,), generator, device))
+            elif form == "number":
+                args.append(value)
+            else:
+                args.append(torch.tensor(value, dtype=torch.float64, device=device))
+            k += 1
+        else:
+            args.append(a)
+    return args
+
+
+def compare(case, dtype, position, form, device):
+    """(elements that differ over the values, the largest relative difference), or the error ours raises."""
+    total, worst = 0, 0.0
+    for value in AWKWARD:
+        value = abs(value) if [a for a in case.args if isinstance(a, T)][position].low >= 0 else value
+        args = arguments(case, dtype, position, form, value, device)
+        try:
+            expected = case.theirs(*args, **case.kwargs)
+        except Exception:  # noqa: BLE001 - torch refuses the form: nothing to compare
             continue
-        for position in range(len(specs)):
-            for form in ("number", "tensor"):
-                total, worst = 0, 0.0
-                for value in AWKWARD:
-                    value = abs(value) if specs[position].low >= 0 else value
-                    g = torch.Generator().manual_seed(seed(case.id))
-                    args, k = [], 0
-                    for a in case.args:
-                        if isinstance(a, T):
-                            if k == position:
-                                args.append(value if form == "number" else torch.tensor(value, dtype=torch.float64, device=device))
-                            else:
-                                args.append(make_tensor(a, dtype, (4096,), g, device))
-                            k += 1
-                        else:
-                            args.append(a)
-                    try:
-                        expected = case.theirs(*args, **case.kwargs)
-                    except Exception:
-                        continue
-                    try:
-                        got = case.ours(*args, **case.kwargs)
-                    except Exception as error:
-                        print(f"{case.id:28s} {str(dtype)[6:]:8s} arg {position} {form}: ours raises {error!r}"[:160]); break
-                    if not isinstance(expected, torch.Tensor) or not expected.is_floating_point():
-                        continue
-                    bad = ~((got == expected) | (got.isnan() & expected.isnan()))
-                    if bad.any():
-                        total += int(bad.sum())
-                        rel = ((got.double() - expected.double()).abs() / expected.double().abs().clamp_min(1e-30))[bad]
-                        worst = max(worst, float(rel.max()))
-                if total:
-                    print(f"{case.id:28s} {str(dtype)[6:]:8s} arg {position} {form:6s} {total:6d} differ, worst relative {worst:.3g}")
+        try:
+            got = case.ours(*args, **case.kwargs)
+        except Exception as error:  # noqa: BLE001 - reported
+            return error
+        if not isinstance(expected, torch.Tensor) or not expected.is_floating_point():
+            continue
+        bad = ~((got == expected) | (got.isnan() & expected.isnan()))
+        if bad.any():
+            total += int(bad.sum())
+            relative = (got.double() - expected.double()).abs() / expected.double().abs().clamp_min(1e-30)
+            worst = max(worst, float(relative[bad].max()))
+    return total, worst
+
+
+def main(device):
+    warnings.simplefilter("ignore")
+    where = torch.cuda.get_device_name() if device == "cuda" else "the CPU"
+    print(f"# weak operands against torch {torch.__version__} on {where}")
+    for case in CASES:
+        specs = [a for a in case.args if isinstance(a, T)]
+        if len(specs) < 2 or any(s.kind in ("bool", "index") for s in specs):
+            continue
+        for dtype in (torch.float32, torch.float16, torch.bfloat16):
+            if dtype not in case.floats:
+                continue
+            for position in range(len(specs)):
+                for form in ("number", "tensor"):
+                    found = compare(case, dtype, position, form, device)
+                    label = f"{case.id:28s} {str(dtype)[6:]:8s} arg {position}"
+                    if isinstance(found, Exception):
+                        print(f"{label} {form}: ours raises {found!r}"[:160])
+                    elif found[0]:
+                        print(f"{label} {form:6s} {found[0]:6d} differ, worst relative {found[1]:.3g}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "cuda")
