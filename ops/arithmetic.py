@@ -1114,6 +1114,10 @@ def copy_(input, src, non_blocking=False):
     """Copy `src` (broadcast to `input`'s shape, converted to its dtype) into `input`."""
     if not isinstance(src, torch.Tensor):
         raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+    if src._is_zerotensor() or input._is_zerotensor():
+        # autograd's zero tensors (forward-mode tangents of zero: torch.func.hessian of xlogy makes one) have no
+        # memory: ATen's copy_ zero-fills from one and refuses to write one; left to it
+        raise c.Unsupported("tritonize does not copy autograd's zero tensors, which have no memory")
     if (src.data_ptr() == input.data_ptr() and src.dtype == input.dtype and src.shape == input.shape
             and src.stride() == input.stride()):
         return input  # the same view: nothing to do (as ATen)

@@ -305,6 +305,24 @@ def test_forward_mode_ad_through_registered_ops(mode, device, kernel_calls):
         torch.testing.assert_close(ours, theirs, rtol=1.3e-6, atol=1e-5)
 
 
+def test_autograds_zero_tensors_go_to_torchs_copy(device):
+    """torch.func.hessian of xlogy under enabled(): autograd's formulas copy one of its zero tensors (no memory,
+    a data pointer of 0) into a gradient; tritonize's copy_ leaves those to torch's (which zero-fills), where it
+    read the pointer's storage and failed."""
+    x = torch.randn(4, 6, dtype=torch.float64, generator=torch.Generator().manual_seed(20)).to(device)
+
+    def fn(t):
+        return torch.xlogy(t, t.abs() + 1).sum()
+
+    expected = torch.func.hessian(fn)(x)
+    with tritonize.enabled(devices=(device,)):
+        got = torch.func.hessian(fn)(x)
+    torch.testing.assert_close(got, expected)
+    zeros = torch._efficientzerotensor((4, 6), dtype=torch.float64, device=device)
+    with pytest.raises(RuntimeError, match="zero tensors"):
+        tops.copy_(torch.ones_like(x), zeros)
+
+
 def test_registered_ops_are_aten_overloads_without_composite_implicit_kernels():
     names = tritonize.registered_ops()
     assert len(names) == len(set(names)) > 400
