@@ -230,8 +230,7 @@ class PointwiseFunction:
             if torch.is_grad_enabled() and _requires_grad(args, kwargs, out):
                 return self._recorded_call(args, kwargs, out, "automatic differentiation, as in torch",
                                            ", or under torch.no_grad()")
-            # forward mode switched off (an aten kernel of the op library's, below autograd, computes no tangent)
-            if _forward_ad._current_level >= 0 and _is_fwd_grad_enabled() and transforms.dual(args, kwargs, out):
+            if _forward_ad._current_level >= 0 and transforms.dual(args, kwargs, out):
                 return self._recorded_call(args, kwargs, out, "forward-mode automatic differentiation")
             if _functorch_active() and transforms.wrapped(args, {**kwargs, "out": out}):
                 # a torch.func transform's tensors (vmap's batched ones) have no storage for a kernel to
@@ -1228,7 +1227,6 @@ _is_dynamo_compiling = getattr(torch.compiler, "is_dynamo_compiling", torch.comp
 # a dual level of forward-mode AD (torch.autograd.forward_ad) is open where its _current_level is 0 or
 # more: its dual tensors are plain tensors to the steady path, which would drop their tangents
 _forward_ad = torch.autograd.forward_ad
-_is_fwd_grad_enabled = torch._C._is_fwd_grad_enabled
 # a torch.func transform (vmap, grad, jvp) is running: its tensors have no storage for a kernel to read.
 # Asked on the steady path (~0.1 us with the dual-level test, on the CPU machine); found instead by the
 # error their data_ptr() raises, a vmap call took ~40 us more (results/experiment_host_python_cpu.txt)

@@ -21,7 +21,11 @@ def wrapped(args, kwargs) -> bool:
 
 def dual(args, kwargs, out) -> bool:
     """Is an argument (or an out= tensor) a dual tensor of forward-mode AD's open level, one with a
-    tangent?"""
+    tangent? Not while forward grad is off: the op library's aten kernels switch it off, since below
+    autograd a dual tensor's primal can no longer be read (unpack_dual reaches _fw_primal's kernel, which
+    asserts) and aten's formulas give the tangents."""
+    if not torch._C._is_fwd_grad_enabled():
+        return False
     outputs = out if isinstance(out, (tuple, list)) else (out,)
     return any(isinstance(v, torch.Tensor) and torch.autograd.forward_ad.unpack_dual(v).tangent is not None
                for v in (*args, *kwargs.values(), *outputs))

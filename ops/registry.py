@@ -264,6 +264,12 @@ def _make_kernel(fn, schema: _Schema, original, device_type: str):
                     recording = True
         if interpreted and original is not None and _interpreter_busy():
             return fallback(args, kwargs)
+        # forward mode's formulas pass autograd's zero tensors, which have no memory (a data pointer of 0):
+        # torch's kernels take those
+        forward_level = _forward_ad._current_level >= 0
+        if forward_level and original is not None and any(
+                type(v) is _Tensor and v._is_zerotensor() for v in (*args, *kwargs.values())):
+            return fallback(args, kwargs)
         positional, keywords = args, kwargs
         if not as_is:
             keywords = {_RENAMED.get(key, key): value for key, value in kwargs.items()}
@@ -275,7 +281,7 @@ def _make_kernel(fn, schema: _Schema, original, device_type: str):
             _set_grad_enabled(False)
         # likewise forward mode: below autograd, aten's formula computes the tangent, and a dual tensor's
         # primal can no longer be read here (unpack_dual reaches _fw_primal's kernel, which asserts)
-        forward = _forward_ad._current_level >= 0 and _is_fwd_grad_enabled()
+        forward = forward_level and _is_fwd_grad_enabled()
         if forward:
             _set_fwd_grad_enabled(False)
         try:

@@ -13,7 +13,7 @@ import torch
 
 import tritonize
 import tritonize.ops as tops
-from test_ops_cases import CASES, make_args, seed
+from test_ops_cases import CASES, T, make_args, make_tensor, seed
 from test_ops_accuracy import assert_matches
 from tritonize.decorator import PointwiseFunction
 
@@ -303,6 +303,44 @@ def test_forward_mode_ad_through_registered_ops(mode, device, kernel_calls):
     assert {"gelu_kernel", "sigmoid_kernel", "glu_kernel", "glu_jvp_kernel"} <= set(kernel_calls), kernel_calls
     for ours, theirs in zip(got, expected):
         torch.testing.assert_close(ours, theirs, rtol=1.3e-6, atol=1e-5)
+
+
+def test_torch_func_transforms_of_every_case_under_enabled(device):
+    """hessian, jacfwd, vmap and jvp of each case's torch function (in its first tensor, float64), under
+    enabled() as without: the registered kernels run below the transforms, whose rules and aten's formulas
+    give the results (forward mode's zero tensors go to torch's kernels; flip reads no dual tensor there)."""
+    failures = []
+    for case in CASES:
+        specs = [a for a in case.args if isinstance(a, T)]
+        if not case.aten or torch.float32 not in case.floats or any(s.kind != "float" for s in specs):
+            continue
+        generator = torch.Generator().manual_seed(seed(case.id))
+        args = [make_tensor(a, torch.float64, (3, 4), generator, device) if isinstance(a, T) else a for a in case.args]
+        first = next(i for i, a in enumerate(case.args) if isinstance(a, T))
+
+        def fn(t, case=case, args=args, first=first):
+            result = (case.api or case.theirs)(*args[:first], t, *args[first + 1:], **case.kwargs)
+            return result if isinstance(result, torch.Tensor) else result[0]
+
+        x = args[first]
+        transforms = {"hessian": lambda: torch.func.hessian(lambda t: fn(t).sum())(x),
+                      "jacfwd": lambda: torch.func.jacfwd(fn)(x),
+                      "vmap": lambda: torch.func.vmap(fn)(torch.stack([x, x * 0.5])),
+                      "jvp": lambda: torch.func.jvp(fn, (x,), (torch.ones_like(x),))[1]}
+        for name, transform in transforms.items():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # functorch's fallbacks for batching rules it lacks
+                try:
+                    expected = transform()
+                except RuntimeError:
+                    continue  # torch's own transform does not take it
+                try:
+                    with tritonize.enabled(devices=(device,)):
+                        got = transform()
+                    torch.testing.assert_close(got, expected, rtol=1e-6, atol=1e-6, equal_nan=True)
+                except Exception as error:  # noqa: BLE001 - collected, all reported
+                    failures.append(f"{case.id} {name}: {type(error).__name__}: {str(error)[:160]}")
+    assert not failures, "\n".join(failures[:20]) + f"\n({len(failures)} differ)"
 
 
 def test_autograds_zero_tensors_go_to_torchs_copy(device):
