@@ -283,6 +283,13 @@ def zero_dim_in(dtype, *values):
                  v.dtype is not torch.bool else v for v in values)
 
 
+def wrap_dim(dim: int, rank: int) -> int:
+    """`dim` as a non-negative dim of a tensor of `rank` dims, with torch's error where it is out of range."""
+    if not -rank <= dim < rank:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {dim})")
+    return dim % rank
+
+
 def broadcast_shape(*values) -> tuple:
     """The broadcast shape of the tensors among `values`, with torch's error if there is none."""
     shape: list = []

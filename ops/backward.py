@@ -558,7 +558,7 @@ def glu_backward(grad_output, input, dim, *, out=None):
     sigmoid stored in a's half, rounded to the dtype, then b's half, then a's half times grad_output)."""
     if input.dim() == 0:
         raise RuntimeError("glu does not support 0-dimensional tensors")
-    dim = _wrap_dim(dim, input.dim())
+    dim = c.wrap_dim(dim, input.dim())
     size = input.shape[dim]
     if size % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size {size}")
@@ -586,17 +586,11 @@ def glu_backward(grad_output, input, dim, *, out=None):
     return grad_input
 
 
-def _wrap_dim(dim, ndim):
-    if not -ndim <= dim < ndim:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})")
-    return dim + ndim if dim < 0 else dim
-
-
 def glu_jvp(glu, input, dx, dim, *, out=None):
     """aten::glu_jvp (F.glu's forward-mode derivative): the tangent of glu(x) along dx, da sigmoid(b) +
     glu (db - sigmoid(b) db), where b is the second half of input (aten's x) and da, db dx's halves along
     `dim`. ATen's CPU kernel has no 16-bit instances: its error there."""
-    dim = _wrap_dim(dim, input.dim())
+    dim = c.wrap_dim(dim, input.dim())
     size = glu.shape[dim]
     if not glu.dtype == input.dtype == dx.dtype:
         raise c.Unsupported(f"tritonize's glu_jvp takes tensors of one dtype, got {glu.dtype}, {input.dtype} and {dx.dtype}")

@@ -84,9 +84,7 @@ def _wrap_dims(input, dims) -> list:
         except TypeError:
             raise TypeError(f"flip(): argument 'dims' (position 2) must be tuple of ints, but found element of "
                             f"type {type(dim).__name__} at pos {position}") from None
-        if not -rank <= dim < rank:
-            raise IndexError(f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got {dim})")
-        dim %= rank
+        dim = c.wrap_dim(dim, rank)
         if dim in wrapped:
             raise RuntimeError(f"dim {dim} appears multiple times in the list of dims")
         wrapped.append(dim)
