@@ -960,15 +960,15 @@ def logaddexp2(input, other, *, out=None):
 
 def _xlog_operands(input, other, kernel, rounded_kernel):
     """The kernel and operands of xlogy or xlog1py: the rounded kernel where the result is 16-bit on the CPU,
-    and a number `other` as a 0-d tensor of the result dtype."""
+    and a weak `other` (a number, or a 0-d tensor of another dtype: a wrapped float64 number) as a value of
+    the result dtype."""
     input, other = c.in_result_dtype(*c.as_scalar_t(input, other))
-    # a number, or a 0-d tensor of another dtype (a wrapped number: float64), among the weak operands
-    number = type(other) in (int, float, bool) or isinstance(other, torch.Tensor) and not other.dim() and (
-        isinstance(input, torch.Tensor) and input.dim() and other.dtype != input.dtype)
-    on_cpu = any(isinstance(v, torch.Tensor) and v.device.type == "cpu" and v.dim() for v in (input, other)) or not (
-        isinstance(input, torch.Tensor) and input.dim() or isinstance(other, torch.Tensor) and other.dim())
-    dtype = c.result_dtype(input, other) if number or on_cpu else None
-    if number and dtype.is_floating_point and dtype != torch.float64:
+    shaped = [v for v in (input, other) if isinstance(v, torch.Tensor) and v.dim()]  # on one device
+    on_cpu = not shaped or shaped[0].device.type == "cpu"
+    weak = type(other) in (int, float, bool) or (
+        isinstance(other, torch.Tensor) and not other.dim() and shaped and other.dtype != shaped[0].dtype)
+    dtype = c.result_dtype(input, other) if weak or on_cpu else None
+    if weak and dtype.is_floating_point and dtype != torch.float64:
         # as torch converts it: a value of the result dtype, whose logarithm the kernel takes in the compute
         # dtype (a float64 one's would be exact: log(1.0009765) is 5.8e-5 off log(float32(1.0009765)))
         other = other.to(dtype) if isinstance(other, torch.Tensor) else torch.tensor(other, dtype=dtype)
@@ -1114,11 +1114,13 @@ def copy_(input, src, non_blocking=False):
     """Copy `src` (broadcast to `input`'s shape, converted to its dtype) into `input`."""
     if not isinstance(src, torch.Tensor):
         raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
-    if src._is_zerotensor() or input._is_zerotensor():
+    source, target = src.data_ptr(), input.data_ptr()
+    if (not source or not target) and (src._is_zerotensor() or input._is_zerotensor()):
         # autograd's zero tensors (forward-mode tangents of zero: torch.func.hessian of xlogy makes one) have no
-        # memory: ATen's copy_ zero-fills from one and refuses to write one; left to it
+        # memory, a data pointer of 0 (looked at only then: the test costs ~80 ns a tensor): ATen's copy_
+        # zero-fills from one and refuses to write one; left to it
         raise c.Unsupported("tritonize does not copy autograd's zero tensors, which have no memory")
-    if (src.data_ptr() == input.data_ptr() and src.dtype == input.dtype and src.shape == input.shape
+    if (source == target and src.dtype == input.dtype and src.shape == input.shape
             and src.stride() == input.stride()):
         return input  # the same view: nothing to do (as ATen)
     if src.device != input.device and not (src.dim() == 0 and src.device.type == "cpu"):
