@@ -337,7 +337,7 @@ class PointwiseFunction:
         _, _, _, tensors, device, shape, dtypes = self._analyze(self.bind(args, kwargs or {}))
         if any(o.device != device or not torch.can_cast(dtype, o.dtype) for o, dtype in zip(outputs, dtypes)):
             return False  # the planner says which, and why
-        resized = False
+        resized, strides = False, None
         for k, output in enumerate(outputs):
             if output.numel() == 0 and tuple(output.shape) != shape:
                 label = "out" if self.num_outputs == 1 else f"out[{k}]"
@@ -348,7 +348,9 @@ class PointwiseFunction:
                                            f"shape {shape} failed: {error}") from None
                 # laid out as a new result would be, as TensorIterator restrides a resized out: gelu(x.t(),
                 # out=torch.empty(0)) gives a transposed out, as torch's ops do
-                output.as_strided_(shape, call.result_strides(shape, tensors.values()))
+                if strides is None:  # one layout for every output
+                    strides = call.result_strides(shape, tensors.values())
+                output.as_strided_(shape, strides)
                 resized = True
         return resized
 
