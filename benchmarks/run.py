@@ -3,6 +3,7 @@ bandwidth, in one run on one GPU.
 
     python -m benchmarks.run            # everything, writes benchmarks/results/
     python -m benchmarks.run --quick    # fewer sizes
+    python -m benchmarks.run --resume   # go on with a run that stopped (a device call's time limit)
 
 Every result is checked against torch eager before it is timed. Times are medians of
 `triton.testing.do_bench`, the best of ROUNDS rounds that take the systems in turn (a kernel of
@@ -548,6 +549,10 @@ def write_markdown(results, path):
              f"Measured copy bandwidth (read + write): **{results['copy GB/s']:.0f} GB/s**"
              + (f"; back to back (CUDA graphs of a copy kernel, no L2 flush): {results['steady copy GB/s']:.0f} GB/s"
                 if "steady copy GB/s" in results else "") + ".", ""]
+    for part in results.get("resumed", ()):  # rows from here on came from a process run with --resume
+        lines += [f"Resumed (`--resume`, a new process on a machine of the same GPU) from row {part['first row'] + 1}; "
+                  f"its rows' fractions of copy are of its own measured copy: {part['copy GB/s']:.0f} GB/s, back to "
+                  f"back {part['steady copy GB/s']:.0f} GB/s.", ""]
     host = results.get("host overhead us")
     if host:
         lines += ["Host overhead, 1K-element add launched back to back (us per call): "
@@ -673,6 +678,8 @@ def benchmark_plan(quick: bool = False) -> list:
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer sizes and ops")
+    parser.add_argument("--resume", action="store_true",
+                        help="go on with the run in --out's latest.json: measure only the sections and rows it lacks")
     parser.add_argument("--host-only", action="store_true", help="print the host overhead, write nothing")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results"), help="where results go")
     parser.add_argument("--render", metavar="JSON", help="write the markdown of a committed run's JSON beside it, "
@@ -692,36 +699,35 @@ def main(argv=None):
         return
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    results = {
-        "gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "triton": triton.__version__,
-        "tritonize": tritonize.__version__, "python": platform.python_version(),
-        "date": time.strftime("%Y-%m-%d"), "command": "python -m benchmarks.run" + (" --quick" if args.quick else ""),
-        "rows": [],
-    }
-    results["copy GB/s"] = copy_bandwidth(device) / 1e9
-    results["steady copy GB/s"] = copy_bandwidth(device, steady=True) / 1e9
-    log(f"copy bandwidth {results['copy GB/s']:.0f} GB/s, back to back {results['steady copy GB/s']:.0f} GB/s")
-    results["host overhead us"] = host_overhead(device)
-    log(f"host overhead {results['host overhead us']}")
-    results["host call forms us"] = host_call_forms(device)
-    log(f"host call forms {results['host call forms us']}")
-    systems = new_shape_systems(device)
-    results["host new shapes us"] = host_new_shapes(device, systems=systems)
-    log(f"host new shapes {results['host new shapes us']}")
-    results["host new batches with a bias us"] = host_new_shapes(device, systems=systems, row=NEW_SHAPE_ROW)
-    log(f"host new batches with a bias {results['host new batches with a bias us']}")
-    results["host new transposed batches us"] = host_new_shapes(device, systems=systems, row=NEW_SHAPE_ROW,
-                                                                transposed=True)
-    log(f"host new transposed batches {results['host new transposed batches us']}")
-    results["first call"] = first_call(Path(__file__).parent.parent)
-    log(f"first call {results['first call']}")
-    results["first call, bfloat16 sigmoid"] = first_call(Path(__file__).parent.parent, "sigmoid", "bfloat16")
-    log(f"first call, bfloat16 sigmoid {results['first call, bfloat16 sigmoid']}")
+    results = resumed_results(out / "latest.json") if args.resume else None
+    if results is None:
+        results = {
+            "gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "triton": triton.__version__,
+            "tritonize": tritonize.__version__, "python": platform.python_version(),
+            "date": time.strftime("%Y-%m-%d"), "command": "python -m benchmarks.run" + (" --quick" if args.quick else ""),
+            "rows": [],
+        }
+    # each process measures the copy bandwidth its rows' fractions are of: a resumed run may hold another card
+    # of the same kind, and the process's own copy is what its rows were timed beside
+    copy_bw, steady_copy_bw = copy_bandwidth(device) / 1e9, copy_bandwidth(device, steady=True) / 1e9
+    log(f"copy bandwidth {copy_bw:.0f} GB/s, back to back {steady_copy_bw:.0f} GB/s")
+    if "copy GB/s" in results:
+        results.setdefault("resumed", []).append({"first row": len(results["rows"]), "copy GB/s": copy_bw,
+                                                  "steady copy GB/s": steady_copy_bw})
+    else:
+        results["copy GB/s"], results["steady copy GB/s"] = copy_bw, steady_copy_bw
+    for key, measure in host_sections(device):
+        if key not in results:  # a resumed run keeps the sections measured before
+            results[key] = measure()
+            log(f"{key} {results[key]}")
+            (out / "latest.json").write_text(json.dumps(results, indent=1))
 
     plan = benchmark_plan(args.quick)
+    done = {(r["op"], r["case"], r["dtype"], r["numel"]) for r in results["rows"]}
     for index, (name, case, dtype, exponent) in enumerate(plan):
-        row = measure_row(name, case, dtype, exponent, compile_op, results["copy GB/s"] * 1e9, device,
-                          results["steady copy GB/s"] * 1e9)
+        if (name, case, str(dtype).replace("torch.", ""), 2**exponent) in done:
+            continue
+        row = measure_row(name, case, dtype, exponent, compile_op, copy_bw * 1e9, device, steady_copy_bw * 1e9)
         results["rows"].append(row)
         log(f"[{index + 1}/{len(plan)}] {name:20s} {case:24s} {row['dtype']:9s} 2^{exponent:<3d} "
             f"{row['tritonize GB/s']:6.0f} GB/s ({row['tritonize % copy']:3.0f}% copy, "
@@ -732,6 +738,39 @@ def main(argv=None):
     plot(results, out / "latest.png")
     log(f"wrote {out}/latest.json, latest.md, latest.png")
 
+
+def host_sections(device) -> list:
+    """The run's sections before its rows, in order: (JSON key, a function that measures it)."""
+    root = Path(__file__).parent.parent
+    systems = {}
+
+    def new_shapes(**how):
+        if not systems:  # torch.compile's dynamic kernel and eager, made once for the three sections
+            systems.update(new_shape_systems(device))
+        return host_new_shapes(device, systems=systems, **how)
+
+    return [("host overhead us", lambda: host_overhead(device)),
+            ("host call forms us", lambda: host_call_forms(device)),
+            ("host new shapes us", lambda: new_shapes()),
+            ("host new batches with a bias us", lambda: new_shapes(row=NEW_SHAPE_ROW)),
+            ("host new transposed batches us", lambda: new_shapes(row=NEW_SHAPE_ROW, transposed=True)),
+            ("first call", lambda: first_call(root)),
+            ("first call, bfloat16 sigmoid", lambda: first_call(root, "sigmoid", "bfloat16"))]
+
+
+def resumed_results(path: Path):
+    """The results of the run that stopped at `path`, to go on with; None where there is none to resume. A run
+    is resumed only on the GPU, torch and Triton it began with."""
+    if not path.exists():
+        log(f"--resume: no {path}, a new run")
+        return None
+    results = json.loads(path.read_text())
+    here = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "triton": triton.__version__}
+    differs = {key: (results.get(key), value) for key, value in here.items() if results.get(key) != value}
+    if differs:
+        raise SystemExit(f"--resume: {path} was measured elsewhere ({differs}); move it away for a new run")
+    log(f"--resume: {len(results['rows'])} rows measured in {path}")
+    return results
 
 if __name__ == "__main__":
     main()
