@@ -920,3 +920,53 @@ def test_fit_bessel_jy_fits_within_float32_and_rounds_each_coefficient():
     coefficients, fitted = fit_bessel_jy.fit("P1", "float64", count=300, rounds=20)
     assert len(coefficients) == fit_bessel_jy.DEGREES["float64"]["P1"] + 1
     assert fitted < 1e-15 and any(float(np.float32(c)) != c for c in coefficients)
+
+
+def test_resumed_run_measures_only_what_the_stopped_run_lacks(monkeypatch, tmp_path):
+    """`--resume` keeps the sections and rows of the latest.json a stopped run left, measures the rest against the
+    new process's own copy bandwidth and says so in the markdown; a run from another GPU is refused."""
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda *args: "Some GPU")
+    bandwidth = {"GB/s": 3000.0}
+    monkeypatch.setattr(run, "copy_bandwidth", lambda device, steady=False: bandwidth["GB/s"] * 1e9)
+    measured = []
+    monkeypatch.setattr(run, "host_sections", lambda device: [
+        (key, lambda key=key: measured.append(key) or {"tritonize": 1.0, "eager": 1.0, "torch.compile": 1.0})
+        for key in ("host overhead us", "host new shapes us")])
+    plan = [("add", "contiguous", torch.float32, exponent) for exponent in (12, 13, 14)]
+    monkeypatch.setattr(run, "benchmark_plan", lambda quick=False: plan)
+    rows_left = {"before the stop": 2}
+
+    def measure_row(name, case, dtype, exponent, compiled, copy_bw, device, steady_copy_bw=None):
+        if rows_left["before the stop"] == 0:
+            raise KeyboardInterrupt  # the device call's time limit
+        rows_left["before the stop"] -= 1
+        measured.append(exponent)
+        return {"op": name, "case": case, "dtype": str(dtype).replace("torch.", ""), "numel": 2**exponent,
+                "bytes": 12 * 2**exponent, "sector bytes": 12 * 2**exponent, "tritonize us": 1.0, "eager us": 1.0,
+                "torch.compile us": 1.0, "same-size copy us": 1.0, "tritonize GB/s": 1.0,
+                "tritonize % copy": 100 * 1e9 / copy_bw, "tritonize % copy, sectors": 100 * 1e9 / copy_bw,
+                "tritonize % same-size copy": 100.0, "vs eager": 1.0, "vs torch.compile": 1.0}
+
+    monkeypatch.setattr(run, "measure_row", measure_row)
+    monkeypatch.setattr(run, "plot", lambda results, path: None)
+    with pytest.raises(KeyboardInterrupt):
+        run.main(["--out", str(tmp_path)])
+    assert measured == ["host overhead us", "host new shapes us", 12, 13]
+    assert not (tmp_path / "latest.md").exists()
+
+    measured.clear()
+    rows_left["before the stop"] = 10
+    bandwidth["GB/s"] = 2000.0
+    run.main(["--out", str(tmp_path), "--resume"])
+    assert measured == [14]
+    results = json.loads((tmp_path / "latest.json").read_text())
+    assert [row["numel"] for row in results["rows"]] == [2**12, 2**13, 2**14]
+    assert results["copy GB/s"] == 3000.0
+    assert results["resumed"] == [{"first row": 2, "copy GB/s": 2000.0, "steady copy GB/s": 2000.0}]
+    assert [row["tritonize % copy"] for row in results["rows"]] == pytest.approx([1 / 30, 1 / 30, 1 / 20])
+    assert "Resumed (`--resume`, a new process on a machine of the same GPU) from row 3" in (
+        tmp_path / "latest.md").read_text()
+
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda *args: "Another GPU")
+    with pytest.raises(SystemExit, match="measured elsewhere"):
+        run.main(["--out", str(tmp_path), "--resume"])
