@@ -121,7 +121,8 @@ class PointwiseFunction:
         self._ops: dict[tuple, object] = {}
         self._approximations: dict[tuple, tuple] = {}  # approximations.verified's, per dtypes and device
         self._lock = threading.Lock()
-        torch_ops.op_for(self, torch_ops.default_pattern(self))  # torch.compile cannot register it later
+        # the likely pattern's op, at once: a program torch.export saved, loaded in a new process, finds it
+        torch_ops.op_for(self, torch_ops.default_pattern(self))
 
     def __repr__(self) -> str:
         return f"<pointwise {self.__qualname__}{self._signature} from {self._ctx.filename}:{self._ctx.first_line}>"
@@ -415,7 +416,13 @@ class PointwiseFunction:
 
     def _op_result(self, ordered):
         """The call, every parameter by position, as the op of its pattern of tensors and numbers."""
-        result = torch_ops.op_for(self, tuple(isinstance(v, _Tensor) for v in ordered))(*ordered)
+        pattern = tuple(isinstance(v, _Tensor) for v in ordered)
+        if _is_dynamo_compiling():
+            # Dynamo runs traced_op_name as it traces: a pattern first seen there registers its op, not a graph break
+            op = getattr(torch.ops.tritonize, torch_ops.traced_op_name(self, pattern)).default
+        else:
+            op = torch_ops.op_for(self, pattern)
+        result = op(*ordered)
         return result if self.num_outputs == 1 else tuple(result)
 
     # -- autograd -----------------------------------------------------------------------------

@@ -6,10 +6,10 @@ op there) and inside torch.compile.
 
 A function takes a tensor or a number in each parameter; an op's schema cannot, so there is
 one op per pattern of tensors and numbers (`Tensor x, Scalar beta`). The likely pattern
-(annotated parameters numbers, the rest tensors) is registered when the function is defined,
-since torch.compile cannot trace a registration; others when a call first uses them. Names
-are a hash of the lowered function and the pattern, so a graph that Inductor cached in
-another process finds the same ops here.
+(annotated parameters numbers, the rest tensors) is registered when the function is defined;
+others when a call first uses them, a call that torch.compile traces too (`traced_op_name`,
+which Dynamo runs rather than traces). Names are a hash of the lowered function and the
+pattern, so a graph that Inductor cached in another process finds the same ops here.
 """
 from __future__ import annotations
 
@@ -42,6 +42,14 @@ def op_for(fn, pattern: tuple):
         if found is None:
             found = fn._ops[pattern] = _register(fn, pattern)
     return found
+
+
+@torch.compiler.assume_constant_result
+def traced_op_name(fn, pattern: tuple) -> str:
+    """op_for's op's name, for a call that torch.compile traces. Dynamo runs a function marked so when it
+    traces a call of it, and keeps the result as a constant; traced as code, the registration of a pattern
+    first seen in the trace would break the graph (Dynamo cannot trace torch.library.define, nor the lock)."""
+    return op_for(fn, pattern)._schema.name.split("::", 1)[1]
 
 
 # Op names carry a hash of this file and of transforms.py: a graph that torch.compile cached (AOTAutograd's,

@@ -137,3 +137,36 @@ def test_reverse_mode_transforms_inside_torch_compile(device):
 
     for ours, theirs in zip(transforms_of(silu_and_mul), transforms_of(torch_silu_and_mul)):
         torch.testing.assert_close(torch.compile(ours)(), theirs())
+
+
+@pointwise
+def scale_add(x, y, alpha):
+    return x + alpha * y
+
+
+def test_a_pattern_first_seen_inside_a_trace_registers_its_op_there(device):
+    """A call that passes a number where the function was registered for tensors (an unannotated
+    `alpha` of 0.5) compiles with fullgraph=True: its pattern's op is registered while Dynamo traces
+    (a graph break before), and the compiled graph gives eager's results and gradients."""
+    torch.manual_seed(0)
+    x = torch.randn(5, 7, device=device, dtype=torch.float64, requires_grad=True)
+    y = torch.randn(7, device=device, dtype=torch.float64, requires_grad=True)
+    calls = {(True, True, False): lambda a, b: scale_add(a, b, 0.5) * 2,
+             (True, False, False): lambda a, b: scale_add(a, 3.0, 0.25) + b,
+             (False, True, True): lambda a, b: scale_add(1.5, b, a)}
+    for pattern, call in calls.items():
+        assert pattern not in scale_add._ops  # the trace must register it
+        explanation = torch._dynamo.explain(call)(x, y)
+        assert explanation.graph_break_count == 0, explanation.break_reasons
+        assert pattern in scale_add._ops
+        torch._dynamo.reset()
+        got = torch.compile(call, fullgraph=True)(x, y)
+        expected = call(x, y)
+        torch.testing.assert_close(got, expected)
+        got_grads = torch.autograd.grad(got.sum(), (x, y), allow_unused=True)
+        expected_grads = torch.autograd.grad(expected.sum(), (x, y), allow_unused=True)
+        for g, e in zip(got_grads, expected_grads):
+            assert (g is None) == (e is None)
+            if g is not None:
+                torch.testing.assert_close(g, e)
+    torch.testing.assert_close(scale_add(x, y, 0.5), x + 0.5 * y)  # the scalar function's meaning
