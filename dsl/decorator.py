@@ -123,6 +123,7 @@ class PointwiseFunction:
         self._lock = threading.Lock()
         # the likely pattern's op, at once: a program torch.export saved, loaded in a new process, finds it
         torch_ops.op_for(self, torch_ops.default_pattern(self))
+        self._trace_key = torch_ops.trace_key(self)
 
     def __repr__(self) -> str:
         return f"<pointwise {self.__qualname__}{self._signature} from {self._ctx.filename}:{self._ctx.first_line}>"
@@ -419,7 +420,7 @@ class PointwiseFunction:
         pattern = tuple(isinstance(v, _Tensor) for v in ordered)
         if _is_dynamo_compiling():
             # Dynamo runs traced_op_name as it traces: a pattern first seen there registers its op, not a graph break
-            op = getattr(torch.ops.tritonize, torch_ops.traced_op_name(self, pattern)).default
+            op = getattr(torch.ops.tritonize, torch_ops.traced_op_name(self._trace_key, pattern)).default
         else:
             op = torch_ops.op_for(self, pattern)
         result = op(*ordered)

@@ -17,6 +17,7 @@ import ast
 import hashlib
 import re
 import threading
+import weakref
 from pathlib import Path
 
 import torch
@@ -44,12 +45,23 @@ def op_for(fn, pattern: tuple):
     return found
 
 
+def trace_key(fn) -> str:
+    """The name `traced_op_name` knows `fn` by: Dynamo hands such a function only constants."""
+    key = f"{fn._ctx.function_name}@{id(fn)}"
+    _TRACED[key] = fn
+    return key
+
+
+_TRACED: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # trace_key -> function
+
+
 @torch.compiler.assume_constant_result
-def traced_op_name(fn, pattern: tuple) -> str:
-    """op_for's op's name, for a call that torch.compile traces. Dynamo runs a function marked so when it
-    traces a call of it, and keeps the result as a constant; traced as code, the registration of a pattern
-    first seen in the trace would break the graph (Dynamo cannot trace torch.library.define, nor the lock)."""
-    return op_for(fn, pattern)._schema.name.split("::", 1)[1]
+def traced_op_name(key: str, pattern: tuple) -> str:
+    """The name of op_for's op for the function of `key`, for a call that torch.compile traces. Dynamo runs
+    a function marked so when it traces a call of it, and keeps the result as a constant; traced as code,
+    the registration of a pattern first seen in the trace would break the graph (Dynamo cannot trace
+    torch.library.define, nor the lock)."""
+    return op_for(_TRACED[key], pattern)._schema.name.split("::", 1)[1]
 
 
 # Op names carry a hash of this file and of transforms.py: a graph that torch.compile cached (AOTAutograd's,
