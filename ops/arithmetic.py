@@ -18,7 +18,7 @@ import torch
 import tritonize.math
 from tritonize import Promotion, pointwise
 from tritonize.ops import _common as c
-from tritonize.passes.type_rules import SUPPORTED_DTYPES
+from tritonize.passes.type_rules import LIBRARY_DTYPES
 
 # -- kernels ------------------------------------------------------------------------------------
 
@@ -394,7 +394,7 @@ def _identity(input):
 
 
 # one cast per target dtype: `copy_` and `_to_copy` store into any dtype
-CAST_KERNELS = {dtype: pointwise(promotion=dtype)(_identity) for dtype in SUPPORTED_DTYPES}
+CAST_KERNELS = {dtype: pointwise(promotion=dtype)(_identity) for dtype in LIBRARY_DTYPES}
 copy_kernel = pointwise(_identity)
 
 

@@ -34,7 +34,7 @@ from tritonize.ops import bitwise as bw
 from tritonize.ops import comparison as cmp
 from tritonize.ops import layout as lay
 from tritonize.ops import math_ops as mth
-from tritonize.passes.type_rules import SUPPORTED_DTYPES
+from tritonize.passes.type_rules import LIBRARY_DTYPES
 
 DISPATCH_KEYS = {"cuda": "CUDA", "cpu": "CPU"}
 
@@ -234,7 +234,7 @@ def _interpreter_busy() -> bool:
 _is_grad_enabled, _set_grad_enabled, _Tensor = torch.is_grad_enabled, torch._C._set_grad_enabled, torch.Tensor
 _is_fwd_grad_enabled, _set_fwd_grad_enabled = torch._C._is_fwd_grad_enabled, torch._C._set_fwd_grad_enabled
 _forward_ad = torch.autograd.forward_ad
-_SUPPORTED = frozenset(SUPPORTED_DTYPES)  # a hashed lookup on each tensor of each call
+_SUPPORTED = frozenset(LIBRARY_DTYPES)  # a hashed lookup on each tensor of each call
 
 
 def _make_kernel(fn, schema: _Schema, original, device_type: str):

@@ -10,7 +10,7 @@ import torch
 from tritonize.errors import ScalarTypeError
 from tritonize.passes.ast_tools import is_math_call, math_name
 from tritonize.passes.math_table import MATH_TABLE
-from tritonize.passes.type_rules import (PYTHON, VType, dtype_name, is_float, is_int, promote,
+from tritonize.passes.type_rules import (PYTHON, PromotionError, VType, dtype_name, is_float, is_int, promote,
                                          python_vtype, to_float)
 
 _SYMBOL = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
@@ -46,7 +46,10 @@ class InferTypes(ast.NodeVisitor):
         raise ScalarTypeError(message, self.ctx.location(node))
 
     def type_of(self, node) -> VType:
-        vt = self.visit(node)
+        try:
+            vt = self.visit(node)
+        except PromotionError as error:  # the innermost expression whose operands torch refuses
+            self.fail(node, str(error))
         node.tz_type = vt
         return vt
 

@@ -14,7 +14,8 @@ from tritonize.passes.ast_tools import (NameAllocator, comment, constant, expr, 
                                         name)
 from tritonize.passes.fold_constants import literal
 from tritonize.passes.math_table import CHEAP_EXPONENTS, LIBDEVICE_WITH_A_TOOLKIT, MATH_TABLE
-from tritonize.passes.type_rules import (BIT_WIDTH, VType, compute_dtype, is_float, triton_dtype)
+from tritonize.passes.type_rules import (BIT_WIDTH, FLOAT8_DTYPES, VType, compute_dtype, is_float,
+                                         triton_dtype)
 
 _INT_RANGE = {torch.int8: (-2**7, 2**7), torch.int16: (-2**15, 2**15), torch.int32: (-2**31, 2**31),
               torch.int64: (-2**63, 2**63), torch.uint8: (0, 2**8), torch.bool: (0, 2)}
@@ -49,6 +50,8 @@ def _wrap_int(value: int, dtype: torch.dtype) -> int:
 
 def cast_value(value: Lowered, dtype: torch.dtype, bare_literal_ok: bool = False, spec=None) -> ast.expr:
     """`value` converted to `dtype`; a literal stays bare only where Triton keeps `dtype`."""
+    if dtype in FLOAT8_DTYPES or value.dtype in FLOAT8_DTYPES:
+        return _cast_float8(value, dtype, spec)
     if value.is_literal:
         literal = _literal_as(value.value, dtype)
         if bare_literal_ok and _literal_is_exact(literal, dtype):
@@ -76,6 +79,33 @@ def cast_value(value: Lowered, dtype: torch.dtype, bare_literal_ok: bool = False
         source = value.node if value.dtype == torch.float32 else expr("v.to(tl.float32)", v=value.node)
         return expr("portable_round_to_bfloat16(v)", v=source)
     return expr("v.to(D)", v=value.node, D=expr(triton_dtype(dtype)))
+
+
+# torch 2.12 made float32 -> float8_e4m3fn saturate (c10's fp8e4m3fn_from_fp32_value): before, what rounds past
+# 448 was NaN. Kernels round as the torch in use does.
+_E4M3FN_ROUNDING = ("portable_round_to_float8e4m3fn"
+                    if torch.tensor(1e6).to(torch.float8_e4m3fn).view(torch.uint8).item() == 0x7E
+                    else "portable_round_to_float8e4m3fn_nan_overflow")
+_FROM_FLOAT8 = {torch.float8_e4m3fn: "portable_float8e4m3fn_to_float32",
+                torch.float8_e5m2: "portable_float8e5m2_to_float32"}
+_TO_FLOAT8 = {torch.float8_e4m3fn: _E4M3FN_ROUNDING, torch.float8_e5m2: "portable_round_to_float8e5m2"}
+
+
+def _cast_float8(value: Lowered, dtype: torch.dtype, spec) -> ast.expr:
+    """A conversion to or from an 8-bit float, on the bits (portable_math's helpers): through float32, as
+    torch converts (c10's Float8 types take and give a float)."""
+    if value.dtype == dtype:
+        return value.node
+    if value.is_literal:  # rounded here as the kernel would round it at run time: through float32
+        code = torch.tensor(float(value.value), dtype=torch.float32).to(dtype).view(torch.uint8).item()
+        shape = expr(spec.scalar_shape if spec is not None else "[]")
+        return expr("tl.full(shape, c, tl.uint8).to(D, bitcast=True)", shape=shape, c=constant(code),
+                    D=expr(triton_dtype(dtype)))
+    if value.dtype in FLOAT8_DTYPES:
+        widened = Lowered(expr(f"{_FROM_FLOAT8[value.dtype]}(v)", v=value.node), value.vtype, torch.float32)
+        return cast_value(widened, dtype, spec=spec)
+    narrowed = cast_value(value, torch.float32, spec=spec)
+    return expr(f"{_TO_FLOAT8[dtype]}(v)", v=narrowed)
 
 
 def _literal_as(value, dtype):
@@ -243,7 +273,7 @@ class LowerToTriton:
     def result(self, node, ast_node, dtype=None) -> Lowered:
         vt = node.tz_type
         dtype = self.rep(vt) if dtype is None else dtype
-        if not self.spec.opmath and not vt.is_python and vt.dtype in (torch.float16, torch.bfloat16) \
+        if not self.spec.opmath and not vt.is_python and vt.dtype in (torch.float16, torch.bfloat16, *FLOAT8_DTYPES) \
                 and dtype == torch.float32:
             # no_opmath: each 16-bit operation rounds to its dtype, as torch's 16-bit arithmetic
             # does; the value stays float32 (the interpreter has no bfloat16 arithmetic: it read

@@ -2191,3 +2191,70 @@ def portable_round_to_bfloat16(x):
     nan_bits = (bits >> 16) | 64  # keep the sign and payload top, force a quiet NaN
     half = tl.where(x != x, nan_bits, rounded) & 65535
     return half.to(tl.int16).to(tl.bfloat16, bitcast=True)
+
+
+# float8_e4m3fn and float8_e5m2 convert on their bits, on every device: Triton's interpreter rounds float32 to
+# them wrongly (500 became 256) and widens their NaN and infinity to finite values, and the GPU's conversion
+# saturates where torch's does not (e5m2 overflows to inf in torch). The rounding is c10's
+# (fp8e4m3fn_from_fp32_value, fp8e5m2_from_fp32_value) step for step: to nearest even on the float32 bits, and
+# below the normal range the sum with a power of two whose float32 step is the format's subnormal step.
+def portable_float8e4m3fn_to_float32(x):
+    """float8_e4m3fn -> float32, exact: NaN where every exponent and mantissa bit is set (it has no infinities)."""
+    code = x.to(tl.uint8, bitcast=True).to(tl.int32)
+    magnitude = code & 127
+    # a normal's exponent field e + 120 and mantissa m: (magnitude << 20) + (120 << 23)
+    normal = ((magnitude + 960) << 20).to(tl.float32, bitcast=True)
+    value = tl.where(magnitude < 8, magnitude.to(tl.float32) * 0.001953125, normal)
+    value = tl.where(magnitude == 127, float("nan"), value)
+    return tl.where(code >= 128, value * -1.0, value)
+
+
+def portable_float8e5m2_to_float32(x):
+    """float8_e5m2 -> float32, exact: its bits are a float16's top byte."""
+    return (x.to(tl.uint8, bitcast=True).to(tl.int16) << 8).to(tl.float16, bitcast=True).to(tl.float32)
+
+
+def portable_float8e4m3fn_code(x):
+    """float32 -> float8_e4m3fn's bits less the sign, rounded to nearest even; 127 (NaN's) where the value
+    rounds past 448, and past 2^31 where it is 480 or more, inf and NaN (the callers decide those)."""
+    magnitude = x.to(tl.int32, bitcast=True) & 2147483647
+    # below 2^-6 (121 << 23): |x| + 2^14 rounds to a multiple of 2^-9, its bits less 2^14's the code
+    small = (tl.abs(x) + 16384.0).to(tl.int32, bitcast=True) - 1182793728
+    odd = (magnitude >> 20) & 1
+    normal = (magnitude - 1006632960 + 524287 + odd) >> 20
+    return tl.where(magnitude < 1015021568, small, normal)
+
+
+def portable_round_to_float8e4m3fn(x):
+    """float32 -> float8_e4m3fn as torch 2.12 and later convert: what rounds past 448 (inf too) saturates to
+    +-448, NaN stays NaN."""
+    bits = x.to(tl.int32, bitcast=True)
+    magnitude = bits & 2147483647
+    code = portable_float8e4m3fn_code(x)
+    code = tl.where((code >= 127) | (magnitude >= 1139802112), 126, code)
+    code = tl.where(magnitude > 2139095040, 127, code)
+    return (code | ((bits >> 24) & 128)).to(tl.uint8).to(tl.float8e4nv, bitcast=True)
+
+
+def portable_round_to_float8e4m3fn_nan_overflow(x):
+    """float32 -> float8_e4m3fn as torch 2.11 and earlier convert: what rounds past 448 (480 and more, inf
+    and NaN included) is NaN."""
+    bits = x.to(tl.int32, bitcast=True)
+    code = portable_float8e4m3fn_code(x)
+    code = tl.where((bits & 2147483647) >= 1139802112, 127, code)
+    return (code | ((bits >> 24) & 128)).to(tl.uint8).to(tl.float8e4nv, bitcast=True)
+
+
+def portable_round_to_float8e5m2(x):
+    """float32 -> float8_e5m2 as torch converts: to nearest even, inf from 61440 up (65536 and more, and inf,
+    directly), NaN stays NaN."""
+    bits = x.to(tl.int32, bitcast=True)
+    magnitude = bits & 2147483647
+    # below 2^-14 (113 << 23): |x| + 2^7 rounds to a multiple of 2^-16, its bits less 2^7's the code
+    small = (tl.abs(x) + 128.0).to(tl.int32, bitcast=True) - 1124073472
+    odd = (magnitude >> 21) & 1
+    normal = (magnitude - 939524096 + 1048575 + odd) >> 21
+    code = tl.where(magnitude < 947912704, small, normal)
+    code = tl.where(magnitude >= 1199570944, 124, code)
+    code = tl.where(magnitude > 2139095040, 127, code)
+    return (code | ((bits >> 24) & 128)).to(tl.uint8).to(tl.float8e5, bitcast=True)

@@ -16,17 +16,22 @@ TENSOR, ZERO_DIM, PYTHON = 2, 1, 0
 
 FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 INT_DTYPES = (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8)
-SUPPORTED_DTYPES = FLOAT_DTYPES + INT_DTYPES + (torch.bool,)
+# 8-bit floats are a @pointwise function's inputs and outputs only: torch has few kernels for them, so the op
+# library (which refuses what torch refuses) leaves them to torch
+FLOAT8_DTYPES = (torch.float8_e4m3fn, torch.float8_e5m2)
+LIBRARY_DTYPES = FLOAT_DTYPES + INT_DTYPES + (torch.bool,)
+SUPPORTED_DTYPES = LIBRARY_DTYPES + FLOAT8_DTYPES
 
 TRITON_NAMES = {
     torch.bool: "int1", torch.int8: "int8", torch.int16: "int16", torch.int32: "int32",
     torch.int64: "int64", torch.uint8: "uint8", torch.float16: "float16",
     torch.bfloat16: "bfloat16", torch.float32: "float32", torch.float64: "float64",
+    torch.float8_e4m3fn: "float8e4nv", torch.float8_e5m2: "float8e5",
 }
 SHORT_NAMES = {
     torch.bool: "b1", torch.int8: "i8", torch.int16: "i16", torch.int32: "i32",
     torch.int64: "i64", torch.uint8: "u8", torch.float16: "f16", torch.bfloat16: "bf16",
-    torch.float32: "f32", torch.float64: "f64",
+    torch.float32: "f32", torch.float64: "f64", torch.float8_e4m3fn: "f8e4m3", torch.float8_e5m2: "f8e5m2",
 }
 BIT_WIDTH = {torch.bool: 1, torch.int8: 8, torch.int16: 16, torch.int32: 32, torch.int64: 64,
              torch.uint8: 8}
@@ -76,12 +81,27 @@ def _combine_categories(higher, lower):
     if is_float(higher):
         return higher
     if higher == torch.bool or is_float(lower):
-        return torch.promote_types(higher, lower)
+        return _promote_types(higher, lower)
     return higher
 
 
+class PromotionError(TypeError):
+    """Operands whose dtypes torch does not promote (an 8-bit float and any other dtype)."""
+
+
+def _promote_types(a: torch.dtype, b: torch.dtype) -> torch.dtype:
+    try:
+        return torch.promote_types(a, b)
+    except RuntimeError:  # torch's "Promotion for Float8 Types is not supported"
+        raise PromotionError(
+            f"{dtype_name(a)} and {dtype_name(b)} do not promote: torch promotes an 8-bit float with no other "
+            f"dtype; read the 8-bit parameter in another dtype (`x: torch.float32` converts it on load) or "
+            f"convert the tensor before the call") from None
+
+
 def promote(*vtypes: VType) -> VType:
-    """The dtype torch.result_type would give for operands of these kinds."""
+    """The dtype torch.result_type would give for operands of these kinds (PromotionError where torch
+    refuses them)."""
     groups: dict[int, torch.dtype | None] = {TENSOR: None, ZERO_DIM: None, PYTHON: None}
     for vt in vtypes:
         dtype = vt.dtype
@@ -89,7 +109,7 @@ def promote(*vtypes: VType) -> VType:
             # a Python float meeting a tensor counts as the default dtype (float32)
             dtype = torch.get_default_dtype()
         prev = groups[vt.priority]
-        groups[vt.priority] = dtype if prev is None else torch.promote_types(prev, dtype)
+        groups[vt.priority] = dtype if prev is None else _promote_types(prev, dtype)
     dtype = _combine_categories(groups[TENSOR], _combine_categories(groups[ZERO_DIM], groups[PYTHON]))
     return VType(dtype, max(vt.priority for vt in vtypes))
 
@@ -106,7 +126,7 @@ def to_float(vt: VType) -> VType:
 def compute_dtype(dtype: torch.dtype) -> torch.dtype:
     """fp16/bf16 values are float32 inside a kernel: with opmath they round once on store, without
     it (`promotion="no_opmath"`) after every operation (LowerToTriton.result)."""
-    if dtype in (torch.float16, torch.bfloat16):
+    if dtype in (torch.float16, torch.bfloat16) or dtype in FLOAT8_DTYPES:
         return torch.float32
     return dtype
 

@@ -1,0 +1,203 @@
+"""8-bit floats (float8_e4m3fn, float8_e5m2) as a @pointwise function's inputs and outputs: read exactly,
+computed in float32, rounded once on store as torch's `.to(dtype)` rounds (bit for bit, its overflow rule
+included), promoted as torch promotes them (with no other dtype), in any layout."""
+from __future__ import annotations
+
+import torch
+from hypothesis import given
+from hypothesis import strategies as st
+
+import pytest
+from tensor_strategies import broadcast_shapes, laid_out, python_elementwise, shapes
+from tritonize import ScalarTypeError, pointwise
+
+FLOAT8 = [torch.float8_e4m3fn, torch.float8_e5m2]
+
+
+def plain_product(a, b):
+    return a * b
+
+
+product = pointwise(plain_product)
+
+
+@pointwise
+def scaled(x, scale: float):
+    return x * scale
+
+
+@pointwise
+def dequantize(q: torch.float32, scale):
+    return q * scale
+
+
+@pointwise(promotion="no_opmath")
+def product_plus(a, b):
+    return a * b + a
+
+
+def bits(t: torch.Tensor) -> torch.Tensor:
+    """The 8-bit codes, every NaN as one (a NaN's sign from arithmetic is the machine's: x86 makes them
+    negative, the interpreter's numpy and the GPU positive)."""
+    t = t.cpu().contiguous()
+    return torch.where(t.float().isnan(), 127, t.view(torch.uint8).to(torch.int32))
+
+
+def every_code(dtype, device) -> torch.Tensor:
+    return torch.arange(256, dtype=torch.int32).to(torch.uint8).view(dtype).to(device)
+
+
+def rounding_cases(dtype) -> torch.Tensor:
+    """float32 values where rounding to `dtype` decides something: every value of the format, the midpoints
+    between neighbours (ties) and one float32 step to each side of them, overflow (e4m3fn: 448 to 480 and
+    beyond, where torch's rule changed in 2.12; e5m2: from 57344 to inf), subnormals of both formats and
+    of float32, infinities, NaN, and random values over the whole range."""
+    values = every_code(dtype, "cpu").float()
+    finite = values[values.isfinite()].unique()
+    middles = (finite[:-1].double() + finite[1:].double()) / 2
+    middles = middles.float()
+    steps = [middles, torch.nextafter(middles, torch.tensor(float("inf"))),
+             torch.nextafter(middles, torch.tensor(-float("inf")))]
+    top = torch.finfo(dtype).max
+    edges = torch.tensor([top, top * 1.03, top * 1.0625, top * 1.07, top * 1.071428, top * 1.1, top * 2, 1e6, 3e38,
+                          float("inf"), float("nan"), 0.0, 1e-45, 1e-40, 2.0**-126, 1e-30])
+    generator = torch.Generator().manual_seed(8)
+    random = torch.randn(4000, generator=generator, dtype=torch.float64) * torch.logspace(
+        -12, 6, 4000, dtype=torch.float64)
+    cases = torch.cat([values, *steps, edges, random.float()])
+    return torch.cat([cases, -cases])
+
+
+@pytest.mark.parametrize("dtype", FLOAT8, ids=str)
+def test_every_code_reads_as_torch_widens_it(dtype, device):
+    codes = every_code(dtype, device)
+    widened = pointwise(promotion=torch.float32)(lambda v: v)(codes)
+    expected = codes.float()
+    assert widened.dtype == torch.float32
+    same = (widened == expected) | (widened.isnan() & expected.isnan())
+    assert bool(same.all()), codes[~same]
+    assert torch.equal(torch.signbit(widened[~widened.isnan()]), torch.signbit(expected[~expected.isnan()]))
+
+
+@pytest.mark.parametrize("dtype", FLOAT8, ids=str)
+def test_rounding_to_8_bits_is_torchs_bit_for_bit(dtype, device):
+    x = rounding_cases(dtype).to(device)
+    rounded = pointwise(promotion=dtype)(lambda v: v)(x)
+    assert rounded.dtype == dtype
+    expected = x.to(dtype)
+    differ = bits(rounded) != bits(expected)
+    assert not bool(differ.any()), list(zip(x.cpu()[differ].tolist()[:8], rounded.cpu()[differ].float().tolist()[:8],
+                                            expected.cpu()[differ].float().tolist()[:8]))
+
+
+@pytest.mark.parametrize("dtype", FLOAT8, ids=str)
+def test_float64_and_16_bit_values_round_through_float32_as_torch_does(dtype, device):
+    x = rounding_cases(dtype).double().to(device)
+    x = torch.cat([x, x + x * 2.0**-30])  # float64 values that float32 rounds first
+    for source in (x, x.to(torch.bfloat16), x.to(torch.float16)):
+        rounded = pointwise(promotion=dtype)(lambda v: v)(source)
+        assert torch.equal(bits(rounded), bits(source.to(dtype))), source.dtype
+
+
+@pytest.mark.parametrize("dtype", FLOAT8, ids=str)
+def test_8_bit_operands_compute_in_float32_and_round_once(dtype, device):
+    """The product of two 8-bit values is exact in float32 (and in Python's float64), so its one rounding is
+    the whole difference: torch's (a.float() * b.float()).to(dtype), and the scalar function's."""
+    codes = every_code(dtype, device)
+    a, b = codes.view(16, 16), codes.view(16, 16).t()
+    got = product(a, b)
+    assert got.dtype == torch.result_type(a, b) == dtype
+    assert torch.equal(bits(got), bits((a.float() * b.float()).to(dtype)))
+    python = torch.tensor(python_elementwise(plain_product, [a, b], (16, 16))[0], dtype=torch.float64)
+    python = python.view(16, 16).to(torch.float32).to(dtype)
+    assert torch.equal(bits(got), bits(python))
+
+
+@pytest.mark.parametrize("dtype", FLOAT8, ids=str)
+def test_numbers_and_0d_tensors_beside_8_bit_tensors_keep_the_8_bit_dtype(dtype, device):
+    x = every_code(dtype, device)
+    for other in (2.5, 3, True, torch.tensor(0.3, device=device), torch.tensor(7, device=device)):
+        got = product(x, other)
+        assert got.dtype == torch.result_type(x, other) == dtype, other
+        factor = other.item() if isinstance(other, torch.Tensor) else other
+        # a Python number is exact in the kernel (as in any @pointwise function); a 0-d float tensor is float32
+        assert torch.equal(bits(got), bits((x.double() * float(factor)).float().to(dtype))), other
+    got = scaled(x, 0.1)
+    assert torch.equal(bits(got), bits((x.double() * 0.1).float().to(dtype)))
+
+
+@pytest.mark.parametrize("dtype", FLOAT8, ids=str)
+def test_no_opmath_rounds_every_operation_to_8_bits(dtype, device):
+    codes = every_code(dtype, device)
+    a, b = codes.view(16, 16), codes.view(16, 16).t()
+    first = (a.float() * b.float()).to(dtype)
+    expected = (first.float() + a.float()).to(dtype)
+    assert torch.equal(bits(product_plus(a, b)), bits(expected))
+
+
+@pytest.mark.parametrize("dtype", FLOAT8, ids=str)
+def test_a_float32_annotation_dequantizes(dtype, device):
+    q = every_code(dtype, device).view(16, 16)
+    scale = torch.linspace(-2, 2, 16, device=device)
+    got = dequantize(q, scale)
+    expected = q.float() * scale
+    assert got.dtype == torch.float32
+    assert bool(((got == expected) | (got.isnan() & expected.isnan())).all())
+
+
+@pytest.mark.parametrize("dtype", FLOAT8, ids=str)
+def test_out_of_8_bits_is_rounded_on_store(dtype, device):
+    x = rounding_cases(dtype).to(device)
+    out = torch.empty(x.shape, dtype=dtype, device=device)
+    result = scaled(x, 3.0, out=out)
+    assert result is out
+    assert torch.equal(bits(out), bits((x.double() * 3.0).float().to(dtype)))
+
+
+@pytest.mark.parametrize("other", [torch.float32, torch.bfloat16, torch.int32, torch.bool, "the other 8-bit"])
+def test_8_bit_floats_meet_no_other_dtype(other, device):
+    """torch promotes an 8-bit float with nothing else: the call is refused where the operands meet, with the
+    user's line, both dtypes and the way out."""
+    x = torch.ones(4, device=device).to(torch.float8_e4m3fn)
+    y = torch.ones(4, device=device).to(torch.float8_e5m2 if other == "the other 8-bit" else other)
+    with pytest.raises(RuntimeError, match="Promotion for Float8"):
+        torch.result_type(x, y)
+    with pytest.raises(ScalarTypeError) as info:
+        product(x, y)
+    message = str(info.value)
+    assert "float8_e4m3fn" in message and str(y.dtype).replace("torch.", "") in message
+    assert "test_float8.py:" in message and "return a * b" in message and "torch.float32" in message
+
+
+@given(data=st.data(), dtype=st.sampled_from(FLOAT8))
+def test_8_bit_tensors_in_any_layout_and_broadcast(data, dtype, device):
+    shape = data.draw(shapes(max_rank=4, max_numel=300))
+    a_shape, b_shape = data.draw(broadcast_shapes(shape, 2))
+    generator = torch.Generator().manual_seed(data.draw(st.integers(0, 2**16)))
+    codes = every_code(dtype, "cpu")
+    a = codes[torch.randint(0, 256, a_shape, generator=generator)]
+    b = codes[torch.randint(0, 256, b_shape, generator=generator)]
+    a, b = data.draw(laid_out(a, device)), data.draw(laid_out(b, device))
+    got = product(a, b)
+    assert got.shape == torch.broadcast_shapes(a.shape, b.shape) and got.dtype == dtype
+    assert torch.equal(bits(got), bits((a.float() * b.float()).to(dtype)))
+    back = dequantize(a, 1.0)
+    assert bool(((back == a.float()) | back.isnan()).all())
+
+
+@pytest.mark.parametrize("source", [torch.float32, torch.bfloat16])
+def test_the_readmes_quantize_is_torchs_scale_clamp_and_cast(source, device):
+    @pointwise(promotion=torch.float8_e4m3fn)
+    def quantize(x, scale):
+        return min(max(x * scale, -448.0), 448.0)
+
+    x = rounding_cases(torch.float8_e4m3fn).to(device).to(source)
+    got = quantize(x, 1.7)
+    # one kernel: the product in float32 (a number beside a 16-bit tensor is read in float32, as torch's CUDA
+    # kernels read it), rounded once, to 8 bits, where torch's chain of ops rounds a bfloat16 product to
+    # bfloat16 first; for float32 the chain is the same
+    expected = (x.float() * 1.7).clamp(-448.0, 448.0).to(torch.float8_e4m3fn)
+    if source == torch.float32:
+        assert torch.equal(bits(expected), bits((x * 1.7).clamp(-448.0, 448.0).to(torch.float8_e4m3fn)))
+    assert got.dtype == torch.float8_e4m3fn
+    assert torch.equal(bits(got), bits(expected))
