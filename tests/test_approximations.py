@@ -139,6 +139,7 @@ def test_cpu_calls_never_approximate():
 @pytest.mark.parametrize("dtypes, expected", [
     ((torch.bfloat16,), True), ((torch.float16,), True), ((torch.int8, torch.uint8), True),
     ((torch.bool, torch.bfloat16), True), ((torch.int16,), True),
+    ((torch.float8_e4m3fn, torch.float8_e5m2), True), ((torch.float8_e4m3fn, torch.bfloat16), False),
     ((torch.float32,), False), ((torch.int32,), False),
     ((torch.bfloat16, torch.bfloat16), False),  # 2^32 pairs
     ((torch.int8, torch.int8, torch.uint8), False),  # 2^24 triples
@@ -178,6 +179,12 @@ def test_every_value_of_a_narrow_dtype_once(dtype):
     values = approximations.every_value(dtype, "cpu")
     count = 2 if dtype == torch.bool else 256
     assert values.dtype == dtype and torch.unique(values).numel() == values.numel() == count
+
+
+@pytest.mark.parametrize("dtype", [torch.float8_e4m3fn, torch.float8_e5m2])
+def test_every_value_of_an_8_bit_float_once(dtype):
+    values = approximations.every_value(dtype, "cpu")
+    assert values.dtype == dtype and torch.unique(values.view(torch.uint8)).numel() == values.numel() == 256
 
 
 @pytest.mark.parametrize("dtypes", [(torch.int8, torch.uint8), (torch.bool, torch.int8), (torch.bool, torch.bool, torch.uint8)])
