@@ -3,6 +3,8 @@ computed in float32, rounded once on store as torch's `.to(dtype)` rounds (bit f
 included), promoted as torch promotes them (with no other dtype), in any layout."""
 from __future__ import annotations
 
+import math
+
 import torch
 from hypothesis import given
 from hypothesis import strategies as st
@@ -200,4 +202,20 @@ def test_the_readmes_quantize_is_torchs_scale_clamp_and_cast(source, device):
     if source == torch.float32:
         assert torch.equal(bits(expected), bits((x * 1.7).clamp(-448.0, 448.0).to(torch.float8_e4m3fn)))
     assert got.dtype == torch.float8_e4m3fn
+    assert torch.equal(bits(got), bits(expected))
+
+
+@pointwise
+def sigmoid(x):
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+@pytest.mark.parametrize("dtype", FLOAT8, ids=str)
+def test_math_on_8_bit_floats_rounds_the_float32_result(dtype, device):
+    """exp and a division on every 8-bit input: the float32 result rounded once (on CUDA the kernel may run
+    approximate exp and division, kept only where they give the exact kernel's 8 bits on every input)."""
+    x = every_code(dtype, device)
+    got = sigmoid(x)
+    assert got.dtype == dtype
+    expected = (1.0 / (1.0 + torch.exp(-x.double()))).float().to(dtype)
     assert torch.equal(bits(got), bits(expected))
