@@ -296,6 +296,9 @@ class LowerToTriton:
             return self.result(node, value, dtype)
         if isinstance(node.op, ast.Invert) and dtype == torch.bool:
             return self.result(node, expr("v == 0", v=value), dtype)  # torch: ~bool is logical not
+        if isinstance(node.op, ast.Invert) and dtype == torch.uint8:
+            # Triton 3.6's interpreter inverts as an xor with -1, which numpy 2 refuses for uint8
+            return self.result(node, expr("v ^ 255", v=value), dtype)
         if isinstance(node.op, ast.USub) and is_float(dtype):
             # Triton lowers -x to 0 - x, which turns -0.0 into +0.0; a product by -1 flips the sign
             return self.result(node, expr("v * -1.0", v=value), dtype)
