@@ -219,3 +219,17 @@ def test_math_on_8_bit_floats_rounds_the_float32_result(dtype, device):
     assert got.dtype == dtype
     expected = (1.0 / (1.0 + torch.exp(-x.double()))).float().to(dtype)
     assert torch.equal(bits(got), bits(expected))
+
+
+@pointwise
+def halve_as_e5m2(x: torch.float8_e5m2):
+    return x * 0.5
+
+
+def test_an_8_bit_annotation_reads_any_tensor_as_torchs_cast(device):
+    """`x: torch.float8_e5m2` converts a float32 tensor on load as x.to(torch.float8_e5m2) would; the value is
+    then an 8-bit float (a number beside it is weak)."""
+    x = rounding_cases(torch.float8_e5m2).to(device)
+    got = halve_as_e5m2(x)
+    assert got.dtype == torch.float8_e5m2
+    assert torch.equal(bits(got), bits((x.to(torch.float8_e5m2).float() * 0.5).to(torch.float8_e5m2)))
