@@ -704,8 +704,8 @@ def main(argv=None):
         results = {
             "gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "triton": triton.__version__,
             "tritonize": tritonize.__version__, "python": platform.python_version(),
-            "date": time.strftime("%Y-%m-%d"), "command": "python -m benchmarks.run" + (" --quick" if args.quick else ""),
-            "rows": [],
+            "date": time.strftime("%Y-%m-%d"),
+            "command": "python -m benchmarks.run" + (" --quick" if args.quick else ""), "rows": [],
         }
     # each process measures the copy bandwidth its rows' fractions are of: a resumed run may hold another card
     # of the same kind, and the process's own copy is what its rows were timed beside

@@ -275,8 +275,8 @@ class LowerToTriton:
         dtype = self.rep(vt) if dtype is None else dtype
         if not self.spec.opmath and not vt.is_python and vt.dtype in (torch.float16, torch.bfloat16, *FLOAT8_DTYPES) \
                 and dtype == torch.float32:
-            # no_opmath: each 16-bit operation rounds to its dtype, as torch's 16-bit arithmetic
-            # does; the value stays float32 (the interpreter has no bfloat16 arithmetic: it read
+            # no_opmath: each 16-bit (or 8-bit) operation rounds to its dtype, as torch's 16-bit
+            # arithmetic does; the value stays float32 (the interpreter has no bfloat16 arithmetic: it read
             # bfloat16 operands as garbage), which also keeps one result on both devices
             ast_node = self.round_to(ast_node, vt.dtype)
         return Lowered(ast_node, vt, dtype)
