@@ -970,3 +970,20 @@ def test_resumed_run_measures_only_what_the_stopped_run_lacks(monkeypatch, tmp_p
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda *args: "Another GPU")
     with pytest.raises(SystemExit, match="measured elsewhere"):
         run.main(["--out", str(tmp_path), "--resume"])
+
+
+def test_float8_experiment_agrees_with_eager_where_it_checks_bits():
+    """benchmarks.experiments.float8 checks its kernels before timing them: bit for bit where one rounding
+    gives eager's result (quantize from float32, dequantize), within one 8-bit step from bfloat16."""
+    from benchmarks.experiments import float8
+
+    generator = torch.Generator().manual_seed(3)
+    x = torch.randn(64, 96, generator=generator) * 100
+    scale = torch.tensor(1.7)
+    assert torch.equal(float8.codes(float8.quantize(x, scale)), float8.codes(float8.eager_quantize(x, scale)))
+    x16 = x.to(torch.bfloat16)
+    assert torch.allclose(float8.quantize(x16, scale).float(), float8.eager_quantize(x16, scale).float(), rtol=0.13,
+                          atol=2**-9, equal_nan=True)
+    q = x.to(float8.E4M3)
+    row_scale = torch.rand(64, 1, generator=generator)
+    assert torch.equal(float8.dequantize(q, row_scale), float8.eager_dequantize(q, row_scale))
