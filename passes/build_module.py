@@ -9,6 +9,7 @@ import inspect
 
 from tritonize.passes.ast_tools import comment, expr, name, parse, stmt
 from tritonize.passes.build_kernel import describe_spec
+from tritonize.passes.type_rules import FLOAT8_DTYPES
 
 
 # the prefixes of the math helpers a kernel may call, and the modules (in passes/) holding them
@@ -64,6 +65,10 @@ class BuildModule:
             stmt("import triton"),
             stmt("import triton.language as tl"),
         ]
+        if any(dtype in FLOAT8_DTYPES for dtype in self.pointer_dtypes()):
+            # 8-bit float tensors pass as uint8 views: kernels convert their codes on the bits, and Triton
+            # types float8_e4m3fn only from compute capability 8.9
+            body.append(stmt("import torch"))
         names_read = {n.id for n in ast.walk(kernel) if isinstance(n, ast.Name)}
         if cuda and "libdevice" in names_read:  # a reader of the module sees no import it does not use
             body.append(stmt("from triton.language.extra import libdevice"))
@@ -88,13 +93,19 @@ class BuildModule:
         body.append(self.launcher(runner, kernel_args, cuda))
         return ast.fix_missing_locations(ast.Module(body=body, type_ignores=[]))
 
+    def pointer_dtypes(self) -> list:
+        """The dtype each pointer argument points to: the tensor parameters', then the outputs'."""
+        return [p.loaded_dtype for p in self.spec.params if p.is_pointer] + list(self.spec.out_dtypes)
+
     def launcher(self, runner, kernel_args, cuda: bool) -> ast.FunctionDef:
         tensor_names = [pointer[:-len("_ptr")] for _, pointer, _ in kernel_args.tensors]
         stride_tuples = [f"{t}_strides" for t, (_, _, strides) in zip(tensor_names, kernel_args.tensors) if strides]
         blocks = list(self.spec.block_names)
         params = (tensor_names + [arg for _, arg in kernel_args.scalars] + stride_tuples
                   + ["sizes", "num_tasks", "grid"] + blocks + ["num_warps"])
-        call_args = [name(t) for t in tensor_names] + [name(arg) for _, arg in kernel_args.scalars]
+        call_args = [expr("t.view(torch.uint8)", t=name(t)) if dtype in FLOAT8_DTYPES else name(t)
+                     for t, dtype in zip(tensor_names, self.pointer_dtypes())]
+        call_args += [name(arg) for _, arg in kernel_args.scalars]
         # tuple-free: each stride tuple spreads into one argument per dim
         call_args += [ast.Starred(value=name(t), ctx=ast.Load()) for t in stride_tuples]
         if self.spec.tile:

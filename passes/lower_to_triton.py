@@ -93,14 +93,14 @@ _TO_FLOAT8 = {torch.float8_e4m3fn: _E4M3FN_ROUNDING, torch.float8_e5m2: "portabl
 
 def _cast_float8(value: Lowered, dtype: torch.dtype, spec) -> ast.expr:
     """A conversion to or from an 8-bit float, on the bits (portable_math's helpers): through float32, as
-    torch converts (c10's Float8 types take and give a float)."""
+    torch converts (c10's Float8 types take and give a float). Kernels hold an 8-bit float as its code, a
+    uint8."""
     if value.dtype == dtype:
         return value.node
     if value.is_literal:  # rounded here as the kernel would round it at run time: through float32
         code = torch.tensor(float(value.value), dtype=torch.float32).to(dtype).view(torch.uint8).item()
         shape = expr(spec.scalar_shape if spec is not None else "[]")
-        return expr("tl.full(shape, c, tl.uint8).to(D, bitcast=True)", shape=shape, c=constant(code),
-                    D=expr(triton_dtype(dtype)))
+        return expr("tl.full(shape, c, tl.uint8)", shape=shape, c=constant(code))
     if value.dtype in FLOAT8_DTYPES:
         widened = Lowered(expr(f"{_FROM_FLOAT8[value.dtype]}(v)", v=value.node), value.vtype, torch.float32)
         return cast_value(widened, dtype, spec=spec)

@@ -2198,9 +2198,12 @@ def portable_round_to_bfloat16(x):
 # saturates where torch's does not (e5m2 overflows to inf in torch). The rounding is c10's
 # (fp8e4m3fn_from_fp32_value, fp8e5m2_from_fp32_value) step for step: to nearest even on the float32 bits, and
 # below the normal range the sum with a power of two whose float32 step is the format's subnormal step.
-def portable_float8e4m3fn_to_float32(x):
-    """float8_e4m3fn -> float32, exact: NaN where every exponent and mantissa bit is set (it has no infinities)."""
-    code = x.to(tl.uint8, bitcast=True).to(tl.int32)
+# Kernels hold an 8-bit float as its code, a uint8 (the runtime passes such tensors as uint8 views): Triton has
+# no float8_e4m3fn type before compute capability 8.9, and a code needs none.
+def portable_float8e4m3fn_to_float32(code):
+    """float8_e4m3fn's code (uint8) -> float32, exact: NaN where every exponent and mantissa bit is set (it has
+    no infinities)."""
+    code = code.to(tl.int32)
     magnitude = code & 127
     # a normal's exponent field e + 120 and mantissa m: (magnitude << 20) + (120 << 23)
     normal = ((magnitude + 960) << 20).to(tl.float32, bitcast=True)
@@ -2209,9 +2212,9 @@ def portable_float8e4m3fn_to_float32(x):
     return tl.where(code >= 128, value * -1.0, value)
 
 
-def portable_float8e5m2_to_float32(x):
-    """float8_e5m2 -> float32, exact: its bits are a float16's top byte."""
-    return (x.to(tl.uint8, bitcast=True).to(tl.int16) << 8).to(tl.float16, bitcast=True).to(tl.float32)
+def portable_float8e5m2_to_float32(code):
+    """float8_e5m2's code (uint8) -> float32, exact: it is a float16's top byte."""
+    return (code.to(tl.int16) << 8).to(tl.float16, bitcast=True).to(tl.float32)
 
 
 def portable_float8e4m3fn_code(x):
@@ -2226,28 +2229,28 @@ def portable_float8e4m3fn_code(x):
 
 
 def portable_round_to_float8e4m3fn(x):
-    """float32 -> float8_e4m3fn as torch 2.12 and later convert: what rounds past 448 (inf too) saturates to
-    +-448, NaN stays NaN."""
+    """float32 -> float8_e4m3fn's code (uint8) as torch 2.12 and later convert: what rounds past 448 (inf too)
+    saturates to +-448, NaN stays NaN."""
     bits = x.to(tl.int32, bitcast=True)
     magnitude = bits & 2147483647
     code = portable_float8e4m3fn_code(x)
     code = tl.where((code >= 127) | (magnitude >= 1139802112), 126, code)
     code = tl.where(magnitude > 2139095040, 127, code)
-    return (code | ((bits >> 24) & 128)).to(tl.uint8).to(tl.float8e4nv, bitcast=True)
+    return (code | ((bits >> 24) & 128)).to(tl.uint8)
 
 
 def portable_round_to_float8e4m3fn_nan_overflow(x):
-    """float32 -> float8_e4m3fn as torch 2.11 and earlier convert: what rounds past 448 (480 and more, inf
-    and NaN included) is NaN."""
+    """float32 -> float8_e4m3fn's code (uint8) as torch 2.11 and earlier convert: what rounds past 448 (480 and
+    more, inf and NaN included) is NaN."""
     bits = x.to(tl.int32, bitcast=True)
     code = portable_float8e4m3fn_code(x)
     code = tl.where((bits & 2147483647) >= 1139802112, 127, code)
-    return (code | ((bits >> 24) & 128)).to(tl.uint8).to(tl.float8e4nv, bitcast=True)
+    return (code | ((bits >> 24) & 128)).to(tl.uint8)
 
 
 def portable_round_to_float8e5m2(x):
-    """float32 -> float8_e5m2 as torch converts: to nearest even, inf from 61440 up (65536 and more, and inf,
-    directly), NaN stays NaN."""
+    """float32 -> float8_e5m2's code (uint8) as torch converts: to nearest even, inf from 61440 up (65536 and
+    more, and inf, directly), NaN stays NaN."""
     bits = x.to(tl.int32, bitcast=True)
     magnitude = bits & 2147483647
     # below 2^-14 (113 << 23): |x| + 2^7 rounds to a multiple of 2^-16, its bits less 2^7's the code
@@ -2257,4 +2260,4 @@ def portable_round_to_float8e5m2(x):
     code = tl.where(magnitude < 947912704, small, normal)
     code = tl.where(magnitude >= 1199570944, 124, code)
     code = tl.where(magnitude > 2139095040, 127, code)
-    return (code | ((bits >> 24) & 128)).to(tl.uint8).to(tl.float8e5, bitcast=True)
+    return (code | ((bits >> 24) & 128)).to(tl.uint8)

@@ -26,8 +26,7 @@ TRITON_NAMES = {
     torch.bool: "int1", torch.int8: "int8", torch.int16: "int16", torch.int32: "int32",
     torch.int64: "int64", torch.uint8: "uint8", torch.float16: "float16",
     torch.bfloat16: "bfloat16", torch.float32: "float32", torch.float64: "float64",
-    torch.float8_e4m3fn: "float8e4nv", torch.float8_e5m2: "float8e5",
-}
+}  # none for 8-bit floats: kernels hold them as their codes (lower_to_triton._cast_float8)
 SHORT_NAMES = {
     torch.bool: "b1", torch.int8: "i8", torch.int16: "i16", torch.int32: "i32",
     torch.int64: "i64", torch.uint8: "u8", torch.float16: "f16", torch.bfloat16: "bf16",

@@ -10,8 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import pytest
+import triton
 from tensor_strategies import broadcast_shapes, laid_out, python_elementwise, shapes
 from tritonize import ScalarTypeError, pointwise
+from tritonize.decorator import signature_key
 
 FLOAT8 = [torch.float8_e4m3fn, torch.float8_e5m2]
 
@@ -233,3 +235,55 @@ def test_an_8_bit_annotation_reads_any_tensor_as_torchs_cast(device):
     got = halve_as_e5m2(x)
     assert got.dtype == torch.float8_e5m2
     assert torch.equal(bits(got), bits((x.to(torch.float8_e5m2).float() * 0.5).to(torch.float8_e5m2)))
+
+
+
+@pointwise(promotion=torch.float8_e4m3fn)
+def scaled_to_e4m3fn(x, scale):
+    return x * scale
+
+
+@pointwise(promotion=torch.float8_e4m3fn)
+def e4m3fn_ones(x):
+    return 1.0
+
+
+def entries_and_exits(device) -> list:
+    """A call for each way an 8-bit float enters or leaves a kernel: a float32 tensor rounded to e4m3fn on
+    store, an e4m3fn tensor read as float32, e4m3fn in and out, and an e4m3fn constant."""
+    q = every_code(torch.float8_e4m3fn, device)
+    x = q.float().nan_to_num(0.0)
+    return [(scaled_to_e4m3fn, (x, 0.5), (x * 0.5).to(torch.float8_e4m3fn)),
+            (dequantize, (q, 2.0), q.float() * 2.0),
+            (product, (q, q), (q.float() * q.float()).to(torch.float8_e4m3fn)),
+            (e4m3fn_ones, (x,), torch.ones_like(x).to(torch.float8_e4m3fn))]
+
+
+def test_kernels_hold_8_bit_floats_as_their_uint8_codes(device):
+    """Triton types float8_e4m3fn only from compute capability 8.9 ("type fp8e4nv not supported in this
+    architecture" before): a kernel takes an 8-bit tensor as a uint8 view and converts its codes on the bits,
+    so no Triton 8-bit type appears in it, and its results are torch's."""
+    for fn, args, expected in entries_and_exits(device):
+        source = fn.source(*args)
+        assert "tl.float8" not in source and "fp8" not in source, fn.__name__
+        assert "view(torch.uint8)" in source, fn.__name__
+        got = fn(*args)
+        assert got.dtype == expected.dtype, fn.__name__
+        if got.dtype in FLOAT8:
+            assert torch.equal(bits(got), bits(expected)), fn.__name__
+        else:
+            torch.testing.assert_close(got, expected, rtol=0, atol=0, equal_nan=True)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="compiles for a CUDA target")
+def test_8_bit_kernels_compile_for_an_a100(device):
+    """The kernels Triton compiled for this GPU compile for compute capability 8.0 too (an A100), where Triton
+    has no float8_e4m3fn type."""
+    from triton.backends.compiler import GPUTarget
+
+    for fn, args, _ in entries_and_exits(device):
+        fn(*args)
+        fn(*args)  # the second call of a signature keeps its recipe, with the kernel Triton compiled
+        recipe = fn._recipes[signature_key(args)]
+        ampere = triton.compile(recipe.compiled.src, target=GPUTarget("cuda", 80, 32))
+        assert ampere.metadata.target.arch == 80 and "fp8" not in ampere.asm["ttgir"], fn.__name__
