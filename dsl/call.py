@@ -132,6 +132,11 @@ def converted_number_type(annotation, read_as):
     return annotation
 
 
+def int64_bits(value) -> int:
+    """A uint64 0-d tensor's value as the int64 of the same bits (from 2^63 up it fits no int64)."""
+    return int(value.view(torch.int64)) if isinstance(value, torch.Tensor) else int(value)
+
+
 def convert_number(label: str, value, annotation):
     """`value` as its parameter's annotation makes it (int(2.7) == 2), or a CallError naming
     the argument where no such number exists (int(nan), int(inf), float(2**2000))."""

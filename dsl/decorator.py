@@ -1103,7 +1103,7 @@ class PointwiseFunction:
         return dict(
             tensor_positions=tuple(self._params.index(p.name) for p in spec.params if p.is_pointer),
             scalar_positions=tuple(self._params.index(p.name) for p in numbers),
-            scalar_types=tuple((float if by_value_dtype(p.loaded_dtype).is_floating_point else int) if p.by_value
+            scalar_types=tuple(_by_value_type(p.loaded_dtype) if p.by_value
                                else call.converted_number_type(self._ctx.scalar_annotations.get(p.name),
                                                                self._ctx.read_as.get(p.name)) for p in numbers),
             scalar_labels=tuple(p.name for p in numbers))
@@ -1680,6 +1680,14 @@ def _several_gpus() -> bool:
 # TRITONIZE_FAST_LAUNCH=runner stops at Triton's CompiledKernel[grid] runner
 FAST_LAUNCH = os.environ.get("TRITONIZE_FAST_LAUNCH", "1") != "0"
 DIRECT_LAUNCH = os.environ.get("TRITONIZE_FAST_LAUNCH", "1") not in ("0", "runner")
+
+
+def _by_value_type(dtype: torch.dtype):
+    """What a 0-d tensor of `dtype` passed by value becomes for the kernel: the Python kind of
+    by_value_dtype, a uint64's as the int64 of its bits (the kernel converts it back)."""
+    if dtype == torch.uint64:
+        return call.int64_bits
+    return float if by_value_dtype(dtype).is_floating_point else int
 
 
 def _kernel_scalar(value, annotation, label):

@@ -104,7 +104,7 @@ class DeviceError(CallError):
 
 
 class DtypeError(CallError):
-    """A dtype no kernel can be generated for (complex, fp8, ...)."""
+    """A dtype no kernel can be generated for (complex, the fnuz 8-bit floats, ...)."""
 
 
 class StridedViewError(CallError, ValueError):

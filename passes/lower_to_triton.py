@@ -14,11 +14,12 @@ from tritonize.passes.ast_tools import (NameAllocator, comment, constant, expr, 
                                         name)
 from tritonize.passes.fold_constants import literal
 from tritonize.passes.math_table import CHEAP_EXPONENTS, LIBDEVICE_WITH_A_TOOLKIT, MATH_TABLE
-from tritonize.passes.type_rules import (BIT_WIDTH, FLOAT8_DTYPES, VType, compute_dtype, is_float,
-                                         triton_dtype)
+from tritonize.passes.type_rules import (BIT_WIDTH, FLOAT8_DTYPES, UNSIGNED_DTYPES, VType, compute_dtype,
+                                         is_float, triton_dtype)
 
 _INT_RANGE = {torch.int8: (-2**7, 2**7), torch.int16: (-2**15, 2**15), torch.int32: (-2**31, 2**31),
-              torch.int64: (-2**63, 2**63), torch.uint8: (0, 2**8), torch.bool: (0, 2)}
+              torch.int64: (-2**63, 2**63), torch.uint8: (0, 2**8), torch.uint16: (0, 2**16),
+              torch.uint32: (0, 2**32), torch.uint64: (0, 2**64), torch.bool: (0, 2)}
 _FLOAT32_MAX = 3.4028234663852886e38
 
 
@@ -296,9 +297,9 @@ class LowerToTriton:
             return self.result(node, value, dtype)
         if isinstance(node.op, ast.Invert) and dtype == torch.bool:
             return self.result(node, expr("v == 0", v=value), dtype)  # torch: ~bool is logical not
-        if isinstance(node.op, ast.Invert) and dtype == torch.uint8:
-            # Triton 3.6's interpreter inverts as an xor with -1, which numpy 2 refuses for uint8
-            return self.result(node, expr("v ^ 255", v=value), dtype)
+        if isinstance(node.op, ast.Invert) and dtype in UNSIGNED_DTYPES:
+            # Triton 3.6's interpreter inverts as an xor with -1, which numpy 2 refuses for unsigned arrays
+            return self.result(node, expr("v ^ m", v=value, m=constant(2**BIT_WIDTH[dtype] - 1)), dtype)
         if isinstance(node.op, ast.USub) and is_float(dtype):
             # Triton lowers -x to 0 - x, which turns -0.0 into +0.0; a product by -1 flips the sign
             return self.result(node, expr("v * -1.0", v=value), dtype)
@@ -373,7 +374,7 @@ class LowerToTriton:
         if not is_float(dtype):
             divisor = self.nonzero_divisor(b, dtype)
             quotient = self.hoist(Lowered(expr("a // d", a=a, d=divisor), None, dtype), "q").node
-            if dtype != torch.uint8:
+            if dtype not in UNSIGNED_DTYPES:
                 rem = self.hoist(Lowered(expr("a - q * d", a=a, d=divisor, q=quotient), None, dtype), "r").node
                 # Triton's // truncates like C; step down where the signs differ (Python floors)
                 quotient = expr("q - ((r != 0) & ((r < 0) != (d < 0))).to(D)", q=quotient, r=rem, d=divisor,
@@ -477,7 +478,7 @@ class LowerToTriton:
             b = self.nonzero_divisor(b, dtype)  # x % 1 is 0, the result for a zero divisor
         rem = self.hoist(Lowered(self.fmod(a, b) if is_float(dtype) else expr("a % b", a=a, b=b), None, dtype),
                          "r").node
-        if dtype == torch.uint8:
+        if dtype in UNSIGNED_DTYPES:
             return rem
         # Triton's % takes the dividend's sign (C fmod); torch.remainder takes the divisor's
         return expr("tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)", r=rem, b=b)
@@ -491,7 +492,7 @@ class LowerToTriton:
             two = left.is_literal and not isinstance(left.value, bool) and left.value == 2
             if two and right.dtype is not None and not is_float(right.dtype) \
                     and right.dtype != torch.bool and dtype == torch.float32:
-                return self.power_of_two(self.hoisted(right, right.dtype, "e"))
+                return self.power_of_two(self.hoisted(right, right.dtype, "e"), right.dtype)
             # exp2 of every bfloat16 value rounds to pow(2, x)'s bfloat16, bit for bit on the GPU
             # (benchmarks/experiments/power_of_two.py; float16 has 3 that differ), at a copy's speed
             if two and operands is not None and operands.dtype == torch.bfloat16 and self.half_inputs(operands, right):
@@ -499,15 +500,16 @@ class LowerToTriton:
             return self.math("pow", [left, right], dtype)
         return self.integer_power(left, right, dtype)
 
-    def power_of_two(self, exponent):
+    def power_of_two(self, exponent, exponent_dtype):
         """2.0 ** e for an integer e, in float32 (as torch computes it), built from its bits:
         pow(2, e) exactly (a normal power of two, a subnormal one, inf past the largest, 0 past
         the smallest), as pow gives it, without pow's few dozen instructions (ldexp is
         x * 2.0 ** e)."""
         mantissa, bias, integer = 23, 127, "tl.int32"  # float32's
-        # clamped in int64 (every integer e fits; a uint8 e would wrap a negative bound), then
-        # narrowed to the integer type the bits are built in
-        clamped = f"tl.minimum(tl.maximum(e.to(tl.int64), {-bias - mantissa - 1}), {bias + 1}).to(I)"
+        # clamped in int64 (every integer e but a uint64's fits; an unsigned e would wrap a negative bound),
+        # then narrowed to the integer type the bits are built in
+        widened = f"tl.minimum(e, {bias + 1})" if exponent_dtype == torch.uint64 else "e"
+        clamped = f"tl.minimum(tl.maximum({widened}.to(tl.int64), {-bias - mantissa - 1}), {bias + 1}).to(I)"
         e = self.hoist(Lowered(expr(clamped, e=exponent, I=expr(integer)), None, torch.int32), "e").node
         normal = expr(f"((e + {bias}) << {mantissa})", e=e)
         subnormal = expr(f"(tl.full([], 1, I) << tl.maximum(e + {bias + mantissa - 1}, 0))", e=e, I=expr(integer))
@@ -552,7 +554,7 @@ class LowerToTriton:
                           ast.Assign(targets=[name(bits, store=True)], value=expr("bits >> 1", bits=name(bits)))],
                     orelse=[], lineno=0),
         ]
-        if dtype == torch.uint8:
+        if dtype in UNSIGNED_DTYPES:
             return name(result)
         # torch: 1 ** -n == 1, (-1) ** -n == +-1, anything else ** -n == 0
         return expr("tl.where(e < 0, tl.where(b == 1, 1, tl.where(b == -1, tl.where((e & 1) != 0, -1, 1), 0)), p).to(D)",
@@ -568,7 +570,7 @@ class LowerToTriton:
         # C leaves shifts by >= the width undefined; torch gives 0 (or the sign for >>)
         if isinstance(op, ast.LShift):
             return expr("tl.where((b < 0) | (b >= w), 0, a << b).to(D)", a=a, b=b, w=width, D=D)
-        if dtype == torch.uint8:
+        if dtype in UNSIGNED_DTYPES:
             return expr("tl.where((b < 0) | (b >= w), 0, a >> b).to(D)", a=a, b=b, w=width, D=D)
         return expr("tl.where((b < 0) | (b >= w), tl.where(a < 0, -1, 0), a >> b).to(D)", a=a, b=b, w=width, D=D)
 

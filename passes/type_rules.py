@@ -19,21 +19,27 @@ INT_DTYPES = (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8)
 # 8-bit floats are a @pointwise function's inputs and outputs only: torch has few kernels for them, so the op
 # library (which refuses what torch refuses) leaves them to torch
 FLOAT8_DTYPES = (torch.float8_e4m3fn, torch.float8_e5m2)
+# so are the wide unsigned integers: torch copies them and runs bitwise ops on them but has no arithmetic for
+# them, and promotes them with no other integer dtype
+WIDE_UNSIGNED_DTYPES = (torch.uint16, torch.uint32, torch.uint64)
+UNSIGNED_DTYPES = (torch.uint8,) + WIDE_UNSIGNED_DTYPES
 LIBRARY_DTYPES = FLOAT_DTYPES + INT_DTYPES + (torch.bool,)
-SUPPORTED_DTYPES = LIBRARY_DTYPES + FLOAT8_DTYPES
+SUPPORTED_DTYPES = LIBRARY_DTYPES + FLOAT8_DTYPES + WIDE_UNSIGNED_DTYPES
 
 TRITON_NAMES = {
     torch.bool: "int1", torch.int8: "int8", torch.int16: "int16", torch.int32: "int32",
-    torch.int64: "int64", torch.uint8: "uint8", torch.float16: "float16",
+    torch.int64: "int64", torch.uint8: "uint8", torch.uint16: "uint16", torch.uint32: "uint32",
+    torch.uint64: "uint64", torch.float16: "float16",
     torch.bfloat16: "bfloat16", torch.float32: "float32", torch.float64: "float64",
 }  # none for 8-bit floats: kernels hold them as their codes (lower_to_triton._cast_float8)
 SHORT_NAMES = {
     torch.bool: "b1", torch.int8: "i8", torch.int16: "i16", torch.int32: "i32",
-    torch.int64: "i64", torch.uint8: "u8", torch.float16: "f16", torch.bfloat16: "bf16",
+    torch.int64: "i64", torch.uint8: "u8", torch.uint16: "u16", torch.uint32: "u32", torch.uint64: "u64",
+    torch.float16: "f16", torch.bfloat16: "bf16",
     torch.float32: "f32", torch.float64: "f64", torch.float8_e4m3fn: "f8e4m3", torch.float8_e5m2: "f8e5m2",
 }
 BIT_WIDTH = {torch.bool: 1, torch.int8: 8, torch.int16: 16, torch.int32: 32, torch.int64: 64,
-             torch.uint8: 8}
+             torch.uint8: 8, torch.uint16: 16, torch.uint32: 32, torch.uint64: 64}
 
 
 class VType(NamedTuple):
@@ -85,17 +91,21 @@ def _combine_categories(higher, lower):
 
 
 class PromotionError(TypeError):
-    """Operands whose dtypes torch does not promote (an 8-bit float and any other dtype)."""
+    """Operands whose dtypes torch does not promote (an 8-bit float and any other dtype, a wide unsigned
+    integer and another integer dtype)."""
 
 
 def _promote_types(a: torch.dtype, b: torch.dtype) -> torch.dtype:
     try:
         return torch.promote_types(a, b)
-    except RuntimeError:  # torch's "Promotion for Float8 Types is not supported"
+    except RuntimeError:  # torch's "Promotion for Float8 Types is not supported" (or for uint16, ...)
+        if a in FLOAT8_DTYPES or b in FLOAT8_DTYPES:
+            rule, example = "an 8-bit float with no other dtype", "torch.float32"
+        else:
+            rule, example = "uint16, uint32 and uint64 with no other integer dtype", "torch.int64"
         raise PromotionError(
-            f"{dtype_name(a)} and {dtype_name(b)} do not promote: torch promotes an 8-bit float with no other "
-            f"dtype; read the 8-bit parameter in another dtype (`x: torch.float32` converts it on load) or "
-            f"convert the tensor before the call") from None
+            f"{dtype_name(a)} and {dtype_name(b)} do not promote: torch promotes {rule}; read the parameter in "
+            f"another dtype (`x: {example}` converts it on load) or convert the tensor before the call") from None
 
 
 def promote(*vtypes: VType) -> VType:
