@@ -43,7 +43,8 @@ def eager_dequantize(q, scale):
 
 def codes(t):
     t = t.contiguous()
-    return torch.where(t.float().isnan(), 127, t.view(torch.uint8).to(torch.int32))
+    bits = t.view({1: torch.uint8, 2: torch.int16}[t.element_size()]).to(torch.int32)
+    return torch.where(t.float().isnan(), -1, bits)
 
 
 def row(label, ours, eager, compiled, moved, exact):
