@@ -4,6 +4,8 @@ and they promote as torch promotes them (with no other integer dtype). torch its
 for them, so the reference is the scalar function run on numpy's unsigned scalars, which wrap the same way."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
 from hypothesis import given
@@ -217,3 +219,22 @@ def test_the_op_library_leaves_them_to_torch(device):
             assert isinstance(served, torch.Tensor) and served.dtype == plain.dtype and torch.equal(served, plain)
         else:
             assert served is plain
+
+
+@pointwise
+def as_floats(x):
+    return float(x), math.sqrt(x), x / 3
+
+
+@pytest.mark.parametrize("dtype", UNSIGNED, ids=str)
+def test_float_and_math_read_the_unsigned_value(dtype, device):
+    """float(x), math and true division see the value, the top bit set too (a signed reading would make it
+    negative): float32 results, as torch's int_to_float gives for an integer tensor."""
+    generator = torch.Generator().manual_seed(11)
+    x = wide_values((300,), dtype, generator)
+    as_float, root, third = as_floats(x.to(device))
+    values = x.numpy().astype(np.float64)
+    assert as_float.dtype == root.dtype == third.dtype == torch.float32
+    assert (as_float.cpu().numpy() == x.numpy().astype(np.float32)).all()
+    np.testing.assert_allclose(root.cpu().numpy(), np.sqrt(values), rtol=2e-7)
+    np.testing.assert_allclose(third.cpu().numpy(), values / 3, rtol=2e-7)
