@@ -989,3 +989,16 @@ def test_float8_experiment_agrees_with_eager_where_it_checks_bits():
     # through codes(), as the experiment compares them: bfloat16 bits, every NaN as one
     assert torch.equal(float8.codes(float8.dequantize(q, row_scale)),
                        float8.codes(float8.eager_dequantize(q, row_scale)))
+
+
+def test_unsigned_hash_experiment_agrees_with_its_int64_emulation():
+    """benchmarks.experiments.unsigned_hash checks its kernel against eager's int64 emulation bit for bit
+    before timing: so they agree here, over the whole uint32 range."""
+    from benchmarks.experiments import unsigned_hash
+
+    generator = torch.Generator().manual_seed(5)
+    x = torch.randint(-2**31, 2**31, (3000,), generator=generator, dtype=torch.int32).view(torch.uint32)
+    x[:3] = torch.tensor([0, 1, -1], dtype=torch.int32).view(torch.uint32)
+    got = unsigned_hash.hash32(x)
+    assert got.dtype == torch.uint32
+    assert unsigned_hash.same_bits(got, unsigned_hash.emulated_hash32(x))
