@@ -170,3 +170,25 @@ def test_a_pattern_first_seen_inside_a_trace_registers_its_op_there(device):
             if g is not None:
                 torch.testing.assert_close(g, e)
     torch.testing.assert_close(scale_add(x, y, 0.5), x + 0.5 * y)  # the scalar function's meaning
+
+
+@pointwise
+def hash32(x):
+    x = (x ^ (x >> 16)) * 0x45D9F3B
+    return x ^ (x >> 16)
+
+
+@pointwise(promotion=torch.float8_e4m3fn)
+def quantize(x, scale):
+    return min(max(x * scale, -448.0), 448.0)
+
+
+def test_unsigned_and_8_bit_tensors_pass_through_a_compiled_graph(device):
+    """The dtypes torch has few kernels for compile too (fullgraph=True): a uint32 hash and an 8-bit quantize
+    whose result the graph goes on with, each giving its eager call's bits."""
+    k = torch.arange(0, 2**32, 2**32 // 300, dtype=torch.int64)[:300].to(torch.uint32).to(device)
+    got = torch.compile(lambda t: hash32(t), fullgraph=True)(k)
+    assert got.dtype == torch.uint32 and torch.equal(got.view(torch.int32), hash32(k).view(torch.int32))
+    x = torch.randn(300, device=device) * 100
+    compiled = torch.compile(lambda t: quantize(t, 1.5).float() * 2, fullgraph=True)
+    torch.testing.assert_close(compiled(x), quantize(x, 1.5).float() * 2, rtol=0, atol=0)
