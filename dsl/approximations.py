@@ -34,7 +34,8 @@ logger = logging.getLogger("tritonize")
 
 # how many values a tensor of each dtype holds (bool tensors hold only False and True)
 VALUE_COUNTS = {torch.bool: 2, torch.int8: 2**8, torch.uint8: 2**8, torch.int16: 2**16,
-                torch.float16: 2**16, torch.bfloat16: 2**16, torch.float8_e4m3fn: 2**8, torch.float8_e5m2: 2**8}
+                torch.float16: 2**16, torch.bfloat16: 2**16, torch.float8_e4m3fn: 2**8, torch.float8_e5m2: 2**8,
+                torch.float8_e8m0fnu: 2**8}
 # the most input combinations a kernel is run on (two 16-bit inputs, 2^32, are too many)
 MAX_INPUTS = 2**20
 

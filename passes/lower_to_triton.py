@@ -88,8 +88,10 @@ _E4M3FN_ROUNDING = ("portable_round_to_float8e4m3fn"
                     if torch.tensor(1e6).to(torch.float8_e4m3fn).view(torch.uint8).item() == 0x7E
                     else "portable_round_to_float8e4m3fn_nan_overflow")
 _FROM_FLOAT8 = {torch.float8_e4m3fn: "portable_float8e4m3fn_to_float32",
-                torch.float8_e5m2: "portable_float8e5m2_to_float32"}
-_TO_FLOAT8 = {torch.float8_e4m3fn: _E4M3FN_ROUNDING, torch.float8_e5m2: "portable_round_to_float8e5m2"}
+                torch.float8_e5m2: "portable_float8e5m2_to_float32",
+                torch.float8_e8m0fnu: "portable_float8e8m0fnu_to_float32"}
+_TO_FLOAT8 = {torch.float8_e4m3fn: _E4M3FN_ROUNDING, torch.float8_e5m2: "portable_round_to_float8e5m2",
+              torch.float8_e8m0fnu: "portable_round_to_float8e8m0fnu"}
 
 
 def _cast_float8(value: Lowered, dtype: torch.dtype, spec) -> ast.expr:

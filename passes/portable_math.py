@@ -2261,3 +2261,24 @@ def portable_round_to_float8e5m2(x):
     code = tl.where(magnitude >= 1199570944, 124, code)
     code = tl.where(magnitude > 2139095040, 127, code)
     return (code | ((bits >> 24) & 128)).to(tl.uint8)
+
+
+def portable_float8e8m0fnu_to_float32(code):
+    """float8_e8m0fnu's code (uint8) -> float32, exact: 2^(code - 127), NaN at 255 (a scale: no sign, no
+    zero)."""
+    code = code.to(tl.int32)
+    # code 0 is 2^-127: float32's subnormal with only its top mantissa bit set
+    value = tl.where(code == 0, 4194304, code << 23).to(tl.float32, bitcast=True)
+    return tl.where(code == 255, float("nan"), value)
+
+
+def portable_round_to_float8e8m0fnu(x):
+    """float32 -> float8_e8m0fnu's code (uint8) as torch converts (c10's fp8e8m0fnu_from_fp32_value): the
+    exponent field, one more where the significand rounds up to nearest even (its guard bit set, and a bit
+    below it or the implicit 1 too); the sign dropped, inf and NaN NaN (255)."""
+    bits = x.to(tl.int32, bitcast=True)
+    exponent = (bits >> 23) & 255
+    guard = (bits >> 22) & 1
+    up = (guard == 1) & (((bits & 4194303) != 0) | (exponent > 0))
+    code = tl.where(exponent == 255, 255, exponent + up.to(tl.int32))
+    return code.to(tl.uint8)

@@ -18,7 +18,7 @@ FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 INT_DTYPES = (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8)
 # 8-bit floats are a @pointwise function's inputs and outputs only: torch has few kernels for them, so the op
 # library (which refuses what torch refuses) leaves them to torch
-FLOAT8_DTYPES = (torch.float8_e4m3fn, torch.float8_e5m2)
+FLOAT8_DTYPES = (torch.float8_e4m3fn, torch.float8_e5m2, torch.float8_e8m0fnu)
 # so are the wide unsigned integers: torch copies them and runs bitwise ops on them but has no arithmetic for
 # them, and promotes them with no other integer dtype
 WIDE_UNSIGNED_DTYPES = (torch.uint16, torch.uint32, torch.uint64)
@@ -37,6 +37,7 @@ SHORT_NAMES = {
     torch.int64: "i64", torch.uint8: "u8", torch.uint16: "u16", torch.uint32: "u32", torch.uint64: "u64",
     torch.float16: "f16", torch.bfloat16: "bf16",
     torch.float32: "f32", torch.float64: "f64", torch.float8_e4m3fn: "f8e4m3", torch.float8_e5m2: "f8e5m2",
+    torch.float8_e8m0fnu: "f8e8m0",
 }
 BIT_WIDTH = {torch.bool: 1, torch.int8: 8, torch.int16: 16, torch.int32: 32, torch.int64: 64,
              torch.uint8: 8, torch.uint16: 16, torch.uint32: 32, torch.uint64: 64}

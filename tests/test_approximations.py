@@ -181,7 +181,7 @@ def test_every_value_of_a_narrow_dtype_once(dtype):
     assert values.dtype == dtype and torch.unique(values).numel() == values.numel() == count
 
 
-@pytest.mark.parametrize("dtype", [torch.float8_e4m3fn, torch.float8_e5m2])
+@pytest.mark.parametrize("dtype", [torch.float8_e4m3fn, torch.float8_e5m2, torch.float8_e8m0fnu])
 def test_every_value_of_an_8_bit_float_once(dtype):
     values = approximations.every_value(dtype, "cpu")
     assert values.dtype == dtype and torch.unique(values.view(torch.uint8)).numel() == values.numel() == 256

@@ -15,7 +15,7 @@ from tensor_strategies import broadcast_shapes, laid_out, python_elementwise, sh
 from tritonize import ScalarTypeError, pointwise
 from tritonize.decorator import signature_key
 
-FLOAT8 = [torch.float8_e4m3fn, torch.float8_e5m2]
+FLOAT8 = [torch.float8_e4m3fn, torch.float8_e5m2, torch.float8_e8m0fnu]
 
 
 def plain_product(a, b):
@@ -44,7 +44,7 @@ def bits(t: torch.Tensor) -> torch.Tensor:
     """The 8-bit codes, every NaN as one (a NaN's sign from arithmetic is the machine's: x86 makes them
     negative, the interpreter's numpy and the GPU positive)."""
     t = t.cpu().contiguous()
-    return torch.where(t.float().isnan(), 127, t.view(torch.uint8).to(torch.int32))
+    return torch.where(t.float().isnan(), -1, t.view(torch.uint8).to(torch.int32))
 
 
 def every_code(dtype, device) -> torch.Tensor:
@@ -287,3 +287,22 @@ def test_8_bit_kernels_compile_for_an_a100(device):
         recipe = fn._recipes[signature_key(args)]
         ampere = triton.compile(recipe.compiled.src, target=GPUTarget("cuda", 80, 32))
         assert ampere.metadata.target.arch == 80 and "fp8" not in ampere.asm["ttgir"], fn.__name__
+
+
+@pointwise(promotion=torch.float8_e8m0fnu)
+def mx_scale(amax):
+    return amax / 448.0
+
+
+def test_the_readmes_mx_scale_is_torchs(device):
+    """An e8m0 block scale from each block's absolute maximum: the correctly rounded float32 quotient
+    amax / 448 (a @pointwise division; torch's CUDA kernel multiplies by 1 / 448, which can land below
+    1.5 x 2^e) rounded as torch's .to(float8_e8m0fnu), the powers of two and the values 1.5 x 2^e (which round
+    up) among them."""
+    generator = torch.Generator().manual_seed(4)
+    amax = (torch.rand(2000, generator=generator) * torch.logspace(-30, 30, 2000)).to(device)
+    powers = 2.0 ** torch.arange(-20, 20, device=device)
+    amax = torch.cat([amax, 448.0 * powers, 672.0 * powers])  # 672 / 448 = 1.5
+    got = mx_scale(amax)
+    assert got.dtype == torch.float8_e8m0fnu
+    assert torch.equal(bits(got), bits((amax.double() / 448.0).float().to(torch.float8_e8m0fnu)))
