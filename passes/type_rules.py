@@ -19,8 +19,8 @@ INT_DTYPES = (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8)
 # 8-bit floats are a @pointwise function's inputs and outputs only: torch has few kernels for them, so the op
 # library (which refuses what torch refuses) leaves them to torch
 FLOAT8_DTYPES = (torch.float8_e4m3fn, torch.float8_e5m2, torch.float8_e8m0fnu)
-# so are the wide unsigned integers: torch copies them and runs bitwise ops on them but has no arithmetic for
-# them, and promotes them with no other integer dtype
+# so are the wide unsigned integers: torch copies them and has bitwise ops, * and == for them, but no +, <,
+# shifts, // or %, and promotes them with no other integer dtype
 WIDE_UNSIGNED_DTYPES = (torch.uint16, torch.uint32, torch.uint64)
 UNSIGNED_DTYPES = (torch.uint8,) + WIDE_UNSIGNED_DTYPES
 LIBRARY_DTYPES = FLOAT_DTYPES + INT_DTYPES + (torch.bool,)

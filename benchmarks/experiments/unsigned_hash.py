@@ -1,5 +1,5 @@
 """A uint32 hash (two multiply-xorshift rounds) in one tritonize kernel against what torch offers a user of
-uint32 data, on one GPU: torch has no uint32 arithmetic, so eager emulates it in int64, masking every product
+uint32 data, on one GPU: torch has no uint32 shifts, so eager emulates the hash in int64, masking every product
 to 32 bits (a dozen kernels), and torch.compile compiles that emulation. us per call (do_bench median of
 single launches, the best of three rounds that take the systems in turn), GB/s and the fraction of a copy of
 the same bytes; every result checked bit for bit against the emulation first.
