@@ -134,7 +134,7 @@ def converted_number_type(annotation, read_as):
 
 def int64_bits(value) -> int:
     """A uint64 0-d tensor's value as the int64 of the same bits (from 2^63 up it fits no int64)."""
-    return int(value.view(torch.int64)) if isinstance(value, torch.Tensor) else int(value)
+    return int(value.view(torch.int64))
 
 
 def convert_number(label: str, value, annotation):

@@ -49,6 +49,12 @@ def _wrap_int(value: int, dtype: torch.dtype) -> int:
     return (value - low) % (high - low) + low
 
 
+def _scalar_shape(spec) -> ast.expr:
+    """The shape a literal made a value takes: the kernel's scalar shape (see Specialization.scalars_as_blocks),
+    or a scalar's where no specialization is given."""
+    return expr(spec.scalar_shape if spec is not None else "[]")
+
+
 def cast_value(value: Lowered, dtype: torch.dtype, bare_literal_ok: bool = False, spec=None) -> ast.expr:
     """`value` converted to `dtype`; a literal stays bare only where Triton keeps `dtype`."""
     if dtype in FLOAT8_DTYPES or value.dtype in FLOAT8_DTYPES:
@@ -57,8 +63,7 @@ def cast_value(value: Lowered, dtype: torch.dtype, bare_literal_ok: bool = False
         literal = _literal_as(value.value, dtype)
         if bare_literal_ok and _literal_is_exact(literal, dtype):
             return constant(literal)
-        shape = expr(spec.scalar_shape if spec is not None else "[]")  # see Specialization.scalars_as_blocks
-        return expr("tl.full(shape, v, D)", shape=shape, v=constant(literal), D=expr(triton_dtype(dtype)))
+        return expr("tl.full(shape, v, D)", shape=_scalar_shape(spec), v=constant(literal), D=expr(triton_dtype(dtype)))
     if value.dtype == dtype:
         return value.node
     if value.dtype == torch.bfloat16 and spec is not None and spec.scalars_as_blocks:
@@ -102,8 +107,7 @@ def _cast_float8(value: Lowered, dtype: torch.dtype, spec) -> ast.expr:
         return value.node
     if value.is_literal:  # rounded here as the kernel would round it at run time: through float32
         code = torch.tensor(float(value.value), dtype=torch.float32).to(dtype).view(torch.uint8).item()
-        shape = expr(spec.scalar_shape if spec is not None else "[]")
-        return expr("tl.full(shape, c, tl.uint8)", shape=shape, c=constant(code))
+        return expr("tl.full(shape, c, tl.uint8)", shape=_scalar_shape(spec), c=constant(code))
     if value.dtype in FLOAT8_DTYPES:
         widened = Lowered(expr(f"{_FROM_FLOAT8[value.dtype]}(v)", v=value.node), value.vtype, torch.float32)
         return cast_value(widened, dtype, spec=spec)
